@@ -1,0 +1,121 @@
+// Package agent is NovaCode's loop: it sends the conversation to a model,
+// streams the answer out as events, runs the tools the model asks for while
+// the model is still talking, appends the results and goes round again until
+// the model stops asking for tools.
+//
+// The whole public surface is Agent.Run, which returns a pull iterator of
+// events: a consumer that stops iterating stops the loop, cancels its tools
+// and still leaves a valid history.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"time"
+
+	"github.com/novacode/nova/event"
+	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/tool"
+)
+
+// Conversation is the history the loop extends. Messages are append-only:
+// once a message has been sent to the model its bytes never change, so the
+// provider's prompt-cache prefix stays valid across turns.
+type Conversation struct {
+	ID       string
+	System   string
+	Messages []llm.Message
+}
+
+// NewConversation starts a conversation with one user prompt.
+func NewConversation(id, system, prompt string) *Conversation {
+	c := &Conversation{ID: id, System: system}
+	c.AddUser(prompt)
+	return c
+}
+
+// AddUser appends a user message with text.
+func (c *Conversation) AddUser(text string) {
+	c.Messages = append(c.Messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: text}}})
+}
+
+// PermissionChecker decides whether a call may run without asking.
+type PermissionChecker interface {
+	Check(permission.Call) permission.Decision
+}
+
+// Agent holds what stays the same across runs. The zero value is not usable:
+// Client and Tools are required.
+type Agent struct {
+	Client llm.Client
+	Model  string
+	Tools  *tool.Registry
+	// Env is handed to every tool call.
+	Env *tool.Env
+
+	// Permissions decides each call; nil allows everything.
+	Permissions PermissionChecker
+	// AllowAlways is called when a person answers "always allow"; optional.
+	AllowAlways func(toolName string)
+	// NonInteractive turns every "ask" into a denial at once (print mode:
+	// nobody is there to answer).
+	NonInteractive bool
+
+	// MaxTurns ends the loop after that many model calls; 0 means no limit.
+	MaxTurns int
+	// MaxTokens is the output limit per call; 0 picks one from the catalog.
+	MaxTokens int
+	Thinking  *llm.Thinking
+
+	Hooks Hooks
+
+	// ResultCap is the size in characters a single result is cut to (head
+	// and tail kept); 0 means DefaultResultCap.
+	ResultCap int
+	// BatchBudget is the size in characters of one turn's results together;
+	// over it the longest are spilled to SpillDir. 0 means DefaultBatchBudget.
+	BatchBudget int
+	// SpillDir receives spilled results; empty means os.TempDir().
+	SpillDir string
+
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Size-control defaults.
+const (
+	DefaultResultCap   = 40_000
+	DefaultBatchBudget = 50_000
+	// spillPreview is how much of a spilled result stays in history.
+	spillPreview = 2_000
+)
+
+// Run drives the conversation until the model is done, the turn limit is
+// reached, ctx is cancelled or the consumer stops iterating. The last event
+// is always an event.LoopComplete (unless the consumer stopped first), and
+// conv holds a valid history afterwards in every case: each tool call has a
+// result.
+func (a *Agent) Run(ctx context.Context, conv *Conversation) iter.Seq[event.Event] {
+	return func(yield func(event.Event) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		r := &run{a: a, conv: conv, yield: yield, cancel: cancel, start: a.now()}
+		r.loop(ctx)
+	}
+}
+
+func (a *Agent) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+// ToolCall is one tool call of the model, as hooks and checkers see it.
+type ToolCall struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+}

@@ -1,0 +1,319 @@
+// Command novabench times the whole nova binary against the scripted model
+// server (llm/llmtest) on loopback and prints a Markdown report. Every figure
+// is set against a baseline measured in the same run, so the ratios hold on a
+// noisy shared machine where absolute times do not.
+//
+// Usage: novabench -nova ./nova [-runs 5]
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/llmtest"
+)
+
+func main() {
+	nova := flag.String("nova", "./nova", "path of the nova binary to measure")
+	runs := flag.Int("runs", 5, "repetitions of each scenario (the median is reported)")
+	baselineURL := flag.String("baseline-client", "", "internal: act as the baseline client against this server URL")
+	turns := flag.Int("turns", 1, "internal: baseline turns")
+	spawn := flag.Bool("spawn", false, "internal: baseline spawns bash -c 'echo hi' per tool turn")
+	flag.Parse()
+	if *baselineURL != "" {
+		if err := baselineClient(*baselineURL, *turns, *spawn); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := report(*nova, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "novabench:", err)
+		os.Exit(1)
+	}
+}
+
+// measured is one process's cost.
+type measured struct {
+	wall   time.Duration
+	cpu    time.Duration // user+sys, including waited-for children
+	maxRSS int64         // KiB, the largest of the process and its children
+}
+
+func runProc(ctx context.Context, env []string, name string, args ...string) (measured, []byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader("")
+	var out strings.Builder
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	m := measured{wall: time.Since(start)}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		m.maxRSS = ru.Maxrss
+	}
+	return m, []byte(out.String()), err
+}
+
+func novaEnv(srv *llmtest.Server, home string) []string {
+	return []string{"ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + srv.URL, "NOVA_HOME=" + home, "ANTHROPIC_MODEL="}
+}
+
+func bashCall(id, command string) llmtest.Block {
+	b, _ := json.Marshal(map[string]string{"command": command})
+	return llmtest.ToolUse(id, "Bash", string(b))
+}
+
+func report(nova string, runs int) error {
+	ctx := context.Background()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured %s on %s, %d runs per scenario, medians.\n\n", time.Now().UTC().Format("2006-01-02"), hostDesc(), runs)
+
+	// 1. Paced three-tool turn.
+	var lat []time.Duration
+	var ratios []float64
+	for range runs {
+		l, r, err := pacedTurn(ctx, nova)
+		if err != nil {
+			return fmt.Errorf("paced turn: %w", err)
+		}
+		lat = append(lat, l...)
+		ratios = append(ratios, r)
+	}
+	fmt.Fprintf(&b, "### Paced three-tool turn (blocks 1 s apart, three Bash calls)\n\n")
+	fmt.Fprintf(&b, "| measure | median | max | target |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| tool start after its block completed | %s | %s | ≤ 20 ms |\n", ms(median(lat)), ms(slices.Max(lat)))
+	fmt.Fprintf(&b, "| next request / ideal (ideal: each tool starts the instant its block completes) | %.4f | %.4f | ≤ 1.03 |\n\n", medianF(ratios), slices.Max(ratios))
+
+	// 2. 50 turns of one echo call, against a baseline client doing the same
+	// HTTP streams and process spawns with no agent around them.
+	const turns = 50
+	echo := func() *llmtest.Server {
+		script := make([]llmtest.Turn, 0, turns+1)
+		for i := range turns {
+			script = append(script, llmtest.Turn{Blocks: []llmtest.Block{bashCall(fmt.Sprintf("t%d", i), "echo hi")}, Usage: usage()})
+		}
+		script = append(script, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}, Usage: usage()})
+		return llmtest.NewServer(script...)
+	}
+	novaEcho, baseEcho, err := compare(ctx, runs, echo,
+		func(srv *llmtest.Server, home string) (measured, error) {
+			m, _, err := runProc(ctx, novaEnv(srv, home), nova, "-p", "--allowedTools", "Bash", "--output-format", "json", "run echo 50 times")
+			return m, err
+		},
+		func(srv *llmtest.Server) (measured, error) {
+			m, _, err := runProc(ctx, nil, self, "-baseline-client", srv.URL, "-turns", strconv.Itoa(turns+1), "-spawn")
+			return m, err
+		})
+	if err != nil {
+		return fmt.Errorf("echo turns: %w", err)
+	}
+	perTurn := novaEcho.cpu / (turns + 1)
+	fmt.Fprintf(&b, "### 50 turns of one `echo` call\n\n")
+	fmt.Fprintf(&b, "| measure | nova | baseline | nova / baseline | target |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| CPU per turn (incl. the tool's process) | %s | %s | %.2f | ≤ 7.5 ms |\n", ms(perTurn), ms(baseEcho.cpu/(turns+1)), ratio(novaEcho.cpu, baseEcho.cpu))
+	fmt.Fprintf(&b, "| peak RSS | %.1f MiB | %.1f MiB | %.2f | ≤ 30 MiB |\n", mib(novaEcho.maxRSS), mib(baseEcho.maxRSS), float64(novaEcho.maxRSS)/float64(baseEcho.maxRSS))
+	fmt.Fprintf(&b, "| wall time | %s | %s | %.2f | |\n\n", ms(novaEcho.wall), ms(baseEcho.wall), ratio(novaEcho.wall, baseEcho.wall))
+
+	// 3. A one-line answer.
+	one := func() *llmtest.Server {
+		return llmtest.NewServer(llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Hello there.")}, Usage: usage()})
+	}
+	novaOne, baseOne, err := compare(ctx, runs, one,
+		func(srv *llmtest.Server, home string) (measured, error) {
+			m, _, err := runProc(ctx, novaEnv(srv, home), nova, "-p", "say hello")
+			return m, err
+		},
+		func(srv *llmtest.Server) (measured, error) {
+			m, _, err := runProc(ctx, nil, self, "-baseline-client", srv.URL, "-turns", "1")
+			return m, err
+		})
+	if err != nil {
+		return fmt.Errorf("one-line answer: %w", err)
+	}
+	fmt.Fprintf(&b, "### A one-line answer\n\n")
+	fmt.Fprintf(&b, "| measure | nova | baseline | nova / baseline | target |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| CPU | %s | %s | %.2f | ≤ 100 ms |\n", ms(novaOne.cpu), ms(baseOne.cpu), ratio(novaOne.cpu, baseOne.cpu))
+	fmt.Fprintf(&b, "| wall time | %s | %s | %.2f | |\n", ms(novaOne.wall), ms(baseOne.wall), ratio(novaOne.wall, baseOne.wall))
+	fmt.Fprintf(&b, "| peak RSS | %.1f MiB | %.1f MiB | %.2f | |\n\n", mib(novaOne.maxRSS), mib(baseOne.maxRSS), float64(novaOne.maxRSS)/float64(baseOne.maxRSS))
+	fmt.Fprintf(&b, "Baseline: `novabench -baseline-client`, a plain Go program that makes the same streaming HTTP requests to the same server, reads every byte, and (for the echo scenario) spawns `bash -c 'echo hi'` once per tool turn — the work no agent can avoid.\n")
+	_, err = io.WriteString(os.Stdout, b.String())
+	return err
+}
+
+// usage is what every scripted call reports: a typical turn of a session.
+func usage() llm.Usage {
+	return llm.Usage{InputTokens: 20, CacheReadTokens: 8000, OutputTokens: 40}
+}
+
+// compare runs nova and the baseline alternately, runs times each, on fresh
+// servers, and returns the medians (by CPU).
+func compare(ctx context.Context, runs int, newServer func() *llmtest.Server,
+	novaRun func(*llmtest.Server, string) (measured, error), baseRun func(*llmtest.Server) (measured, error)) (measured, measured, error) {
+	var ns, bs []measured
+	for range runs {
+		srv := newServer()
+		home, _ := os.MkdirTemp("", "novabench-home-")
+		m, err := novaRun(srv, home)
+		srv.Close()
+		os.RemoveAll(home)
+		if err != nil {
+			return measured{}, measured{}, err
+		}
+		ns = append(ns, m)
+		srv = newServer()
+		m, err = baseRun(srv)
+		srv.Close()
+		if err != nil {
+			return measured{}, measured{}, err
+		}
+		bs = append(bs, m)
+	}
+	return medianM(ns), medianM(bs), nil
+}
+
+// pacedTurn runs one paced three-tool turn and returns each tool's start
+// latency and the next-request/ideal ratio.
+func pacedTurn(ctx context.Context, nova string) ([]time.Duration, float64, error) {
+	ws, err := os.MkdirTemp("", "novabench-ws-")
+	if err != nil {
+		return nil, 0, err
+	}
+	defer os.RemoveAll(ws)
+	home, _ := os.MkdirTemp("", "novabench-home-")
+	defer os.RemoveAll(home)
+	blocks := []llmtest.Block{llmtest.Text("Running three commands.")}
+	for i := 1; i <= 3; i++ {
+		blk := bashCall(fmt.Sprintf("c%d", i), fmt.Sprintf("date +%%s%%N > s%d; sleep 0.2; date +%%s%%N > e%d", i, i))
+		if i > 1 {
+			blk.Delay = time.Second
+		}
+		blocks = append(blocks, blk)
+	}
+	srv := llmtest.NewServer(llmtest.Turn{Blocks: blocks}, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}})
+	defer srv.Close()
+	_, out, err := runProc(ctx, novaEnv(srv, home), nova, "-p", "--cwd", ws, "--allowedTools", "Bash", "--output-format", "json", "go")
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %s", err, out)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		return nil, 0, fmt.Errorf("%d requests, want 2", len(reqs))
+	}
+	stops := reqs[0].BlockStops[1:] // skip the text block
+	var lat []time.Duration
+	idealEnd := time.Time{}
+	for i := range 3 {
+		s, err := stamp(filepath.Join(ws, fmt.Sprintf("s%d", i+1)))
+		if err != nil {
+			return nil, 0, err
+		}
+		e, err := stamp(filepath.Join(ws, fmt.Sprintf("e%d", i+1)))
+		if err != nil {
+			return nil, 0, err
+		}
+		lat = append(lat, s.Sub(stops[i]))
+		// Bash calls mutate, so they run one after another: ideally each
+		// starts when its block completes or the previous one ends.
+		start := stops[i]
+		if idealEnd.After(start) {
+			start = idealEnd
+		}
+		idealEnd = start.Add(e.Sub(s))
+	}
+	ideal := reqs[0].Done
+	if idealEnd.After(ideal) {
+		ideal = idealEnd
+	}
+	t0 := reqs[0].Received
+	return lat, float64(reqs[1].Received.Sub(t0)) / float64(ideal.Sub(t0)), nil
+}
+
+func stamp(path string) (time.Time, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return time.Time{}, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return time.Unix(0, n), err
+}
+
+// baselineClient makes turns streaming requests and reads them to the end,
+// spawning one `bash -c 'echo hi'` per turn but the last when spawn is set.
+func baselineClient(url string, turns int, spawn bool) error {
+	body := `{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	for i := range turns {
+		req, _ := http.NewRequest("POST", url+"/v1/messages", strings.NewReader(body))
+		req.Header.Set("content-type", "application/json")
+		req.Header.Set("x-api-key", "bench")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+		}
+		resp.Body.Close()
+		if spawn && i < turns-1 {
+			if err := exec.Command("bash", "-c", "echo hi").Run(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func hostDesc() string {
+	n := 0
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		n = strings.Count(string(b), "processor\t:")
+	}
+	return fmt.Sprintf("a %d-core machine", n)
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func medianF(f []float64) float64 {
+	s := slices.Clone(f)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func medianM(m []measured) measured {
+	s := slices.Clone(m)
+	slices.SortFunc(s, func(a, b measured) int { return int(a.cpu - b.cpu) })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
+func mib(kib int64) float64     { return float64(kib) / 1024 }
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

@@ -1,0 +1,4 @@
+// Package archtest holds tests that turn the architecture's conventions into
+// checks: which packages may import which (arrows only point down the table
+// in docs/ARCHITECTURE.md).
+package archtest

@@ -1,0 +1,139 @@
+package archtest
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/novacode/nova"
+
+// rules: a package (relative path, "/..." for a subtree) may not import
+// anything matching the listed prefixes. "!thirdparty" forbids every
+// non-standard-library import outside the module.
+var rules = []struct {
+	pkg    string
+	forbid []string
+}{
+	{"event", []string{module + "/", "!thirdparty"}},
+	{"llm", []string{module + "/", "!thirdparty"}},
+	{"llm/anthropic", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission"}},
+	{"llm/llmtest/...", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission"}},
+	{"tool/...", []string{module + "/agent", module + "/internal", module + "/event"}},
+	{"permission", []string{module + "/agent", module + "/tool", module + "/llm", module + "/internal", module + "/event"}},
+	{"agent", []string{module + "/internal", module + "/cmd", module + "/llm/"}},
+	{"...", []string{module + "/cmd"}},
+}
+
+func TestImportRules(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := map[string][]string{} // package dir -> imports of its non-test files
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			imports[rel] = append(imports[rel], p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imports) < 5 {
+		t.Fatalf("found only %d packages; is the walk broken?", len(imports))
+	}
+	for pkg, ims := range imports {
+		for _, r := range rules {
+			if !matches(r.pkg, pkg) {
+				continue
+			}
+			for _, im := range ims {
+				for _, f := range r.forbid {
+					if forbidden(f, im) {
+						t.Errorf("%s imports %s, which its layer forbids (%s)", pkg, im, f)
+					}
+				}
+			}
+		}
+		// Public SDK packages never reach into internal/.
+		if !strings.HasPrefix(pkg, "internal") && !strings.HasPrefix(pkg, "cmd") && !strings.HasPrefix(pkg, "bench") {
+			for _, im := range ims {
+				if strings.HasPrefix(im, module+"/internal") {
+					t.Errorf("public package %s imports %s", pkg, im)
+				}
+			}
+		}
+	}
+}
+
+func matches(rule, pkg string) bool {
+	switch {
+	case rule == "...":
+		return true
+	case strings.HasSuffix(rule, "/..."):
+		base := strings.TrimSuffix(rule, "/...")
+		return pkg == base || strings.HasPrefix(pkg, base+"/")
+	}
+	return rule == pkg
+}
+
+func forbidden(rule, im string) bool {
+	if rule == "!thirdparty" {
+		first, _, _ := strings.Cut(im, "/")
+		return strings.Contains(first, ".") && !strings.HasPrefix(im, module+"/")
+	}
+	return strings.HasPrefix(im, rule)
+}
+
+func TestEveryPackageHasADocComment(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	dirs := map[string]bool{}
+	documented := map[string]bool{}
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		dir := filepath.Dir(path)
+		dirs[dir] = true
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err == nil && f.Doc != nil {
+			documented[dir] = true
+		}
+		return nil
+	})
+	for d := range dirs {
+		if !documented[d] {
+			rel, _ := filepath.Rel(root, d)
+			t.Errorf("package %s has no doc comment", rel)
+		}
+	}
+
+}

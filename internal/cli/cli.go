@@ -1,0 +1,54 @@
+// Package cli wires NovaCode's command line: flags, configuration from the
+// environment, and the frontends (print mode for now) around agent.Run.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/novacode/nova/internal/iostreams"
+)
+
+// Version is set at build time with -ldflags "-X github.com/novacode/nova/internal/cli.Version=…".
+var Version = "0.1.0-dev"
+
+// exitError carries a process exit code out of a command.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// Main runs the nova command line and returns the process exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// The first Ctrl-C cancels the run cleanly; restoring the default
+	// handler then lets a second one end the process at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return Run(ctx, iostreams.System(), os.Args[1:])
+}
+
+// Run executes nova with args on ios; tests call it directly.
+func Run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
+	cmd := NewCmdRoot(ios, nil)
+	cmd.SetArgs(args)
+	cmd.SetIn(ios.In)
+	cmd.SetOut(ios.Out)
+	cmd.SetErr(ios.ErrOut)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintf(ios.ErrOut, "nova: %v\n", err)
+	return 1
+}

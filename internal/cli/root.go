@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/novacode/nova/agent"
+	"github.com/novacode/nova/internal/iostreams"
+	"github.com/novacode/nova/internal/printmode"
+	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/anthropic"
+	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/tool"
+	"github.com/novacode/nova/tool/builtin"
+)
+
+// RootOptions are the flags and inputs of `nova`.
+type RootOptions struct {
+	IO *iostreams.IOStreams
+
+	Print           bool
+	Prompt          string
+	OutputFormat    string
+	Provider        string
+	Model           string
+	MaxTurns        int
+	PermissionMode  string
+	AllowedTools    []string
+	DisallowedTools []string
+	Cwd             string
+}
+
+// NewCmdRoot builds the root command. runF replaces the behaviour in tests of
+// flag parsing; nil means runRoot.
+func NewCmdRoot(ios *iostreams.IOStreams, runF func(context.Context, *RootOptions) error) *cobra.Command {
+	opts := &RootOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "nova [prompt]",
+		Short: "NovaCode: a coding agent for the terminal",
+		Long: `NovaCode streams a model's answer, runs the tools it asks for (read, edit,
+search, run commands) and loops until the task is done.
+
+  nova -p "fix the failing test"                 print mode: answer, then exit
+  nova -p --output-format stream-json "task"     one JSON event per line
+
+The model endpoint comes from ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL.`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Prompt = strings.Join(args, " ")
+			if _, err := printmode.ParseFormat(opts.OutputFormat); err != nil {
+				return err
+			}
+			if _, err := permission.ParseMode(opts.PermissionMode); err != nil {
+				return err
+			}
+			if opts.MaxTurns < 0 {
+				return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", opts.MaxTurns)
+			}
+			opts.AllowedTools = splitList(opts.AllowedTools)
+			opts.DisallowedTools = splitList(opts.DisallowedTools)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runRoot(cmd.Context(), opts)
+		},
+	}
+	cmd.SetVersionTemplate("nova version {{.Version}}\n")
+	f := cmd.Flags()
+	f.BoolVarP(&opts.Print, "print", "p", false, "Print mode: run the prompt non-interactively and exit")
+	f.StringVar(&opts.OutputFormat, "output-format", "text", "Print-mode output: text, json or stream-json")
+	f.StringVar(&opts.Provider, "provider", "anthropic", "Model protocol: anthropic")
+	f.StringVar(&opts.Model, "model", "", "Model name (default $ANTHROPIC_MODEL or claude-sonnet-4-5)")
+	f.IntVar(&opts.MaxTurns, "max-turns", 0, "Stop after this many model calls (0: no limit)")
+	f.StringVar(&opts.PermissionMode, "permission-mode", "default", "default, acceptEdits, plan or bypassPermissions")
+	f.StringSliceVar(&opts.AllowedTools, "allowedTools", nil, "Tools allowed without asking (comma-separated names)")
+	f.StringSliceVar(&opts.DisallowedTools, "disallowedTools", nil, "Tools removed and denied (comma-separated names)")
+	f.StringVar(&opts.Cwd, "cwd", "", "Workspace directory (default: current directory)")
+	return cmd
+}
+
+// splitList accepts "A,B", "A B" and repeated flags alike.
+func splitList(in []string) []string {
+	var out []string
+	for _, s := range in {
+		for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func runRoot(ctx context.Context, opts *RootOptions) error {
+	prompt := opts.Prompt
+	if !opts.IO.StdinIsTTY {
+		// Piped input is part of the prompt, as in `git diff | nova -p "review"`.
+		b, err := io.ReadAll(io.LimitReader(opts.IO.In, 10<<20))
+		if err != nil {
+			return fmt.Errorf("read prompt from standard input: %w", err)
+		}
+		if s := strings.TrimSpace(string(b)); s != "" {
+			prompt = strings.TrimSpace(prompt + "\n\n" + s)
+		}
+	}
+	if !opts.Print {
+		return errors.New("the interactive terminal UI is not available yet; run a task with: nova -p \"your task\"")
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return errors.New("no prompt given; pass one as an argument (nova -p \"your task\") or on standard input")
+	}
+
+	dir, err := workspace(opts.Cwd)
+	if err != nil {
+		return err
+	}
+	client, model, err := newClient(opts)
+	if err != nil {
+		return err
+	}
+	mode, _ := permission.ParseMode(opts.PermissionMode)
+	reg := tool.NewRegistry(builtin.All()...)
+	reg.Remove(opts.DisallowedTools...)
+	checker := permission.NewChecker(mode, opts.AllowedTools, opts.DisallowedTools)
+
+	sessionID := newSessionID()
+	sessDir, err := sessionDir(dir, sessionID)
+	if err != nil {
+		return err
+	}
+	a := &agent.Agent{
+		Client: client, Model: model, Tools: reg,
+		Env:            &tool.Env{Dir: dir, Files: tool.NewFileState()},
+		Permissions:    checker,
+		AllowAlways:    checker.AllowAlways,
+		NonInteractive: true,
+		MaxTurns:       opts.MaxTurns,
+		SpillDir:       filepath.Join(sessDir, "tool-results"),
+	}
+	conv := agent.NewConversation(sessionID, systemPrompt(dir, model), prompt)
+
+	format, _ := printmode.ParseFormat(opts.OutputFormat)
+	p := printmode.New(opts.IO.Out, opts.IO.ErrOut, format, sessionID)
+	for e := range a.Run(ctx, conv) {
+		if err := p.Handle(e); err != nil {
+			// Nobody is reading (closed pipe): stop the loop, it cleans up.
+			fmt.Fprintf(opts.IO.ErrOut, "nova: %v\n", err)
+			return exitError{printmode.ExitError}
+		}
+	}
+	if code := p.Finish(); code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+func workspace(cwd string) (string, error) {
+	if cwd == "" {
+		d, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("find the working directory: %w", err)
+		}
+		return d, nil
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", fmt.Errorf("--cwd %s: %w", cwd, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("--cwd %s is not a directory", cwd)
+	}
+	return abs, nil
+}
+
+func newClient(opts *RootOptions) (llm.Client, string, error) {
+	switch opts.Provider {
+	case "anthropic", "":
+		o := anthropic.OptionsFromEnv()
+		if o.APIKey == "" {
+			return nil, "", errors.New("ANTHROPIC_API_KEY is not set; export your key (and ANTHROPIC_BASE_URL for a compatible endpoint) and run again")
+		}
+		model := opts.Model
+		if model == "" {
+			model = os.Getenv("ANTHROPIC_MODEL")
+		}
+		if model == "" {
+			model = "claude-sonnet-4-5"
+		}
+		return anthropic.New(o), model, nil
+	}
+	return nil, "", fmt.Errorf("unknown provider %q (available: anthropic)", opts.Provider)
+}
+
+// dataDir is NovaCode's per-user directory: $NOVA_HOME or ~/.novacode.
+func dataDir() (string, error) {
+	if d := os.Getenv("NOVA_HOME"); d != "" {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the home directory (set NOVA_HOME to choose a data directory): %w", err)
+	}
+	return filepath.Join(home, ".novacode"), nil
+}
+
+// sessionDir is where one session keeps its files (spilled results now,
+// transcripts later): <data>/projects/<slug of workspace>/<session id>.
+func sessionDir(workspace, id string) (string, error) {
+	base, err := dataDir()
+	if err != nil {
+		return "", err
+	}
+	slug := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r == ' ' {
+			return '-'
+		}
+		return r
+	}, workspace)
+	return filepath.Join(base, "projects", slug, id), nil
+}
+
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+func systemPrompt(dir, model string) string {
+	return fmt.Sprintf(`You are NovaCode, a coding agent working in the user's terminal. You solve software tasks by reading and editing files and running commands with the tools you have. Be concise. Prefer Edit over Write for existing files; read a file before editing it. Run the project's tests when you change code.
+
+<env>
+Working directory: %s
+Platform: %s/%s
+Date: %s
+Model: %s
+</env>`, dir, runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"), model)
+}

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/novacode/nova/internal/iostreams"
+)
+
+func TestRootFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    RootOptions
+		wantErr string
+	}{
+		{
+			name: "defaults",
+			args: []string{"-p", "hello", "world"},
+			want: RootOptions{Print: true, Prompt: "hello world", OutputFormat: "text", Provider: "anthropic", PermissionMode: "default"},
+		},
+		{
+			name: "everything",
+			args: []string{"--print", "--output-format", "stream-json", "--provider", "anthropic", "--model", "claude-x",
+				"--max-turns", "2", "--permission-mode", "acceptEdits", "--allowedTools", "Bash,Read", "--allowedTools", "Edit",
+				"--disallowedTools", "Write Glob", "--cwd", "/tmp", "do it"},
+			want: RootOptions{Print: true, Prompt: "do it", OutputFormat: "stream-json", Provider: "anthropic", Model: "claude-x",
+				MaxTurns: 2, PermissionMode: "acceptEdits", AllowedTools: []string{"Bash", "Read", "Edit"},
+				DisallowedTools: []string{"Write", "Glob"}, Cwd: "/tmp"},
+		},
+		{name: "bad format", args: []string{"-p", "--output-format", "yaml", "x"}, wantErr: `unknown output format "yaml"`},
+		{name: "bad mode", args: []string{"-p", "--permission-mode", "yolo", "x"}, wantErr: `unknown permission mode "yolo"`},
+		{name: "negative turns", args: []string{"-p", "--max-turns", "-1", "x"}, wantErr: "--max-turns must be"},
+		{name: "unknown flag", args: []string{"--frobnicate"}, wantErr: "unknown flag: --frobnicate"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *RootOptions
+			cmd := NewCmdRoot(ios, func(ctx context.Context, o *RootOptions) error { got = o; return nil })
+			cmd.SetArgs(tc.args)
+			cmd.SetOut(ios.Out)
+			cmd.SetErr(ios.ErrOut)
+			err := cmd.Execute()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, *got, cmpopts.IgnoreFields(RootOptions{}, "IO"), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	if code := Run(context.Background(), ios, []string{"--version"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if got := out.String(); got != "nova version "+Version+"\n" {
+		t.Fatalf("version output %q", got)
+	}
+}
+
+func TestUserErrorsAreOneLine(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"no key", []string{"-p", "hi"}, map[string]string{"ANTHROPIC_API_KEY": ""}, "nova: ANTHROPIC_API_KEY is not set"},
+		{"no prompt", []string{"-p"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, "nova: no prompt given"},
+		{"no tui yet", []string{"hi"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, "nova: the interactive terminal UI is not available yet"},
+		{"bad cwd", []string{"-p", "--cwd", "/nonexistent/dir", "hi"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, "nova: --cwd /nonexistent/dir is not a directory"},
+		{"bad provider", []string{"-p", "--provider", "gemini", "hi"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, `nova: unknown provider "gemini"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			ios, _, _, errOut := iostreams.Test()
+			if code := Run(context.Background(), ios, tc.args); code != 1 {
+				t.Fatalf("exit %d", code)
+			}
+			got := errOut.String()
+			if !strings.HasPrefix(got, tc.want) || strings.Count(got, "\n") != 1 {
+				t.Fatalf("stderr = %q, want one line starting %q", got, tc.want)
+			}
+		})
+	}
+}

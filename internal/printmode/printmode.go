@@ -1,0 +1,207 @@
+// Package printmode is the non-interactive frontend: it consumes the loop's
+// events and writes them for scripts and CI — plain text, one JSON result, or
+// NDJSON with one object per event and a final result line.
+package printmode
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/novacode/nova/event"
+)
+
+// Format is an --output-format value.
+type Format string
+
+const (
+	FormatText       Format = "text"
+	FormatJSON       Format = "json"
+	FormatStreamJSON Format = "stream-json"
+)
+
+// ParseFormat validates an --output-format value.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatText, FormatJSON, FormatStreamJSON:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown output format %q (want text, json or stream-json)", s)
+}
+
+// Result subtypes.
+const (
+	SubtypeSuccess   = "success"
+	SubtypeMaxTurns  = "error_max_turns"
+	SubtypeError     = "error_during_execution"
+	SubtypeCancelled = "cancelled"
+)
+
+// Result is the last line of stream-json and the whole of json output.
+type Result struct {
+	Type         string     `json:"type"`
+	Subtype      string     `json:"subtype"`
+	IsError      bool       `json:"is_error"`
+	Result       string     `json:"result"`
+	Error        string     `json:"error,omitempty"`
+	NumTurns     int        `json:"num_turns"`
+	DurationMS   int64      `json:"duration_ms"`
+	SessionID    string     `json:"session_id"`
+	Usage        Usage      `json:"usage"`
+	TotalCostUSD float64    `json:"total_cost_usd"`
+	ToolCalls    []ToolCall `json:"tool_calls"`
+}
+
+// Usage is the run's token totals.
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+}
+
+// ToolCall summarises one call for the result line.
+type ToolCall struct {
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Input      json.RawMessage `json:"input"`
+	IsError    bool            `json:"is_error"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+// Exit codes.
+const (
+	ExitOK        = 0
+	ExitError     = 1
+	ExitCancelled = 130 // as a shell reports SIGINT
+)
+
+// Printer writes one run's events in one format. Not safe for concurrent use:
+// it is driven by the goroutine ranging over the loop.
+type Printer struct {
+	out       io.Writer
+	errOut    io.Writer
+	format    Format
+	sessionID string
+
+	calls  []ToolCall
+	byID   map[string]int
+	result *Result
+}
+
+// New returns a printer for format writing to out (errors to errOut).
+func New(out, errOut io.Writer, format Format, sessionID string) *Printer {
+	return &Printer{out: out, errOut: errOut, format: format, sessionID: sessionID, byID: map[string]int{}}
+}
+
+// Handle writes e (stream-json) and keeps what the result needs. A write
+// error (a closed pipe) is returned so the caller can stop the loop.
+func (p *Printer) Handle(e event.Event) error {
+	switch e := e.(type) {
+	case event.ToolUse:
+		p.byID[e.ID] = len(p.calls)
+		in := e.Input
+		if !json.Valid(in) {
+			// The result line must stay valid JSON even when the model's
+			// arguments were not: carry them as a string.
+			in, _ = json.Marshal(string(e.Input))
+		}
+		p.calls = append(p.calls, ToolCall{ID: e.ID, Name: e.Name, Input: in})
+	case event.ToolResult:
+		if i, ok := p.byID[e.ID]; ok {
+			p.calls[i].IsError = e.IsError
+			p.calls[i].DurationMS = e.DurationMS
+		}
+	case event.LoopComplete:
+		r := p.resultOf(e)
+		p.result = &r
+	}
+	if p.format == FormatStreamJSON {
+		b, err := event.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("encode %s event: %w", e.Type(), err)
+		}
+		b = append(b, '\n')
+		if _, err := p.out.Write(b); err != nil {
+			return fmt.Errorf("write event: %w", err)
+		}
+	}
+	return nil
+}
+
+func (p *Printer) resultOf(e event.LoopComplete) Result {
+	r := Result{
+		Type: "result", Result: e.FinalText, NumTurns: e.Turns, DurationMS: e.DurationMS,
+		SessionID: p.sessionID, TotalCostUSD: e.CostUSD, ToolCalls: p.calls,
+		Usage: Usage{
+			InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens,
+			CacheReadInputTokens: e.Usage.CacheReadTokens, CacheCreationInputTokens: e.Usage.CacheWriteTokens,
+		},
+	}
+	if r.ToolCalls == nil {
+		r.ToolCalls = []ToolCall{}
+	}
+	switch e.Reason {
+	case event.ReasonDone:
+		r.Subtype = SubtypeSuccess
+	case event.ReasonMaxTurns:
+		r.Subtype, r.IsError = SubtypeMaxTurns, true
+	case event.ReasonCancelled:
+		r.Subtype, r.IsError = SubtypeCancelled, true
+	default:
+		r.Subtype, r.IsError = SubtypeError, true
+	}
+	if r.IsError {
+		r.Error = e.Error
+	}
+	return r
+}
+
+// Finish writes the closing output and returns the process exit code.
+// ended is false when the loop stopped without a LoopComplete (it cannot,
+// unless the printer itself stopped it).
+func (p *Printer) Finish() int {
+	r := p.result
+	if r == nil {
+		r = &Result{Type: "result", Subtype: SubtypeError, IsError: true, Error: "the run ended without a result", SessionID: p.sessionID, ToolCalls: p.calls}
+	}
+	switch p.format {
+	case FormatStreamJSON, FormatJSON:
+		b, err := json.Marshal(r)
+		if err == nil {
+			b = append(b, '\n')
+			_, err = p.out.Write(b)
+		}
+		if err != nil {
+			fmt.Fprintf(p.errOut, "nova: could not write the result: %v\n", err)
+			return ExitError
+		}
+	default:
+		if r.Result != "" {
+			fmt.Fprintln(p.out, r.Result)
+		}
+		if r.IsError {
+			fmt.Fprintf(p.errOut, "nova: %s\n", describe(r))
+		}
+	}
+	switch {
+	case r.Subtype == SubtypeCancelled:
+		return ExitCancelled
+	case r.IsError:
+		return ExitError
+	}
+	return ExitOK
+}
+
+func describe(r *Result) string {
+	switch r.Subtype {
+	case SubtypeCancelled:
+		return "cancelled"
+	case SubtypeMaxTurns:
+		return r.Error
+	}
+	if r.Error == "" {
+		return "the run failed"
+	}
+	return r.Error
+}

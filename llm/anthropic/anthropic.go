@@ -1,0 +1,224 @@
+// Package anthropic is the llm.Client adapter for the Anthropic Messages API,
+// streaming over the official SDK (github.com/anthropics/anthropic-sdk-go/v2).
+//
+// It translates an llm.Request into a Messages request (with prompt-caching
+// breakpoints on the system prompt, the tool list and the newest user turn),
+// normalizes the server-sent events into llm.StreamEvent values and maps every
+// failure to an *llm.Error, so nothing of the Anthropic wire format leaks past
+// this package.
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/novacode/nova/llm"
+)
+
+// DefaultMaxRetries is how many times the SDK re-sends a request that failed
+// before its stream started (connection error, 408, 409, 429, 5xx) when
+// Options.MaxRetries is zero.
+const DefaultMaxRetries = 2
+
+// Options configures a Client. The zero value talks to the production API
+// without a key (every call then fails with llm.ErrAuth).
+type Options struct {
+	// APIKey authenticates the calls. Empty sends no credential at all, which
+	// suits a local proxy that adds its own.
+	APIKey string
+	// BaseURL replaces https://api.anthropic.com/. A path prefix is kept:
+	// "https://proxy.example/anthropic" sends to
+	// "https://proxy.example/anthropic/v1/messages".
+	BaseURL string
+	// HTTPClient sends the requests. Nil uses a clone of
+	// http.DefaultTransport with a 10-minute response-header timeout. It
+	// should have no Client.Timeout: that would cut long streams.
+	HTTPClient *http.Client
+	// MaxRetries is how many times the SDK retries a call that failed before
+	// streaming began. 0 means DefaultMaxRetries; a negative value disables
+	// retries. Failures after the first event are never retried here: the
+	// caller owns that decision (llm.IsRetryable).
+	MaxRetries int
+	// RequestTimeout bounds the time until the response starts streaming,
+	// including every SDK retry and the Retry-After waits between them (the
+	// SDK honours Retry-After without a cap). It does not bound the stream
+	// itself, since a long answer legitimately takes minutes. 0 means no
+	// bound.
+	RequestTimeout time.Duration
+}
+
+// OptionsFromEnv reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL. It is the
+// only place this package looks at the environment: New tells the SDK not to
+// read it, so explicit Options always win.
+func OptionsFromEnv() Options {
+	return Options{
+		APIKey:  os.Getenv("ANTHROPIC_API_KEY"),
+		BaseURL: os.Getenv("ANTHROPIC_BASE_URL"),
+	}
+}
+
+// Client streams Messages API calls. It is safe for concurrent use.
+type Client struct {
+	sdk            anthropic.Client
+	requestTimeout time.Duration
+	// configErr is a problem with Options found by New; every call reports it
+	// instead of sending a request.
+	configErr error
+}
+
+var _ llm.Client = (*Client)(nil)
+
+// New returns a Client for opts.
+func New(opts Options) *Client {
+	retries := opts.MaxRetries
+	switch {
+	case retries == 0:
+		retries = DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient()
+	}
+	sdkOpts := []option.RequestOption{
+		// Without this the SDK walks its own credential chain
+		// (ANTHROPIC_AUTH_TOKEN, profiles on disk, federation, custom headers)
+		// and could authenticate or route differently from what Options say.
+		option.WithoutEnvironmentDefaults(),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(retries),
+	}
+	c := &Client{requestTimeout: opts.RequestTimeout}
+	if opts.APIKey != "" {
+		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
+	}
+	if opts.BaseURL != "" {
+		// The SDK would only report a bad URL on the first request, as an
+		// untyped error; check it here so it surfaces as a config problem.
+		if u, err := url.Parse(opts.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {
+			c.configErr = &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("invalid Anthropic base URL %q", opts.BaseURL), Err: err}
+		} else {
+			sdkOpts = append(sdkOpts, option.WithBaseURL(opts.BaseURL))
+		}
+	}
+	c.sdk = anthropic.NewClient(sdkOpts...)
+	return c
+}
+
+// defaultHTTPClient mirrors the SDK's own default: a response-header timeout
+// catches a server that accepts the connection and never answers, while the
+// body (the stream) stays unbounded.
+func defaultHTTPClient() *http.Client {
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = t.Clone()
+		t.ResponseHeaderTimeout = 10 * time.Minute
+		return &http.Client{Transport: t}
+	}
+	return &http.Client{}
+}
+
+// errRequestTimeout is the cancellation cause when Options.RequestTimeout
+// expires before the stream starts.
+var errRequestTimeout = errors.New("anthropic: no response within the request timeout")
+
+// Stream sends req and yields its normalized events. See llm.Client for the
+// contract: it stops as soon as yield returns false, yields at most one error
+// and only as the last element, and releases the connection before returning.
+func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
+	return func(yield func(llm.StreamEvent, error) bool) {
+		if c.configErr != nil {
+			yield(nil, c.configErr)
+			return
+		}
+		if req == nil {
+			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
+			return
+		}
+		params, err := buildParams(req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			yield(nil, fmt.Errorf("anthropic: %w", err))
+			return
+		}
+
+		// callCtx lets RequestTimeout cancel the pre-stream phase with a
+		// recognisable cause, without putting a deadline on the stream.
+		callCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		var last lastAttempt
+		var timer *time.Timer
+		if c.requestTimeout > 0 {
+			timer = time.AfterFunc(c.requestTimeout, func() { cancel(errRequestTimeout) })
+		}
+		// NewStreaming returns once response headers arrived (after any
+		// retries); the body is read lazily by Next.
+		stream := c.sdk.Messages.NewStreaming(callCtx, params, option.WithMiddleware(last.record))
+		if timer != nil {
+			timer.Stop()
+		}
+		defer stream.Close()
+
+		var n normalizer
+		for stream.Next() {
+			// Events may already sit in the read buffer when ctx ends; the
+			// contract is to stop at once, not when the socket notices.
+			if err := ctx.Err(); err != nil {
+				yield(nil, fmt.Errorf("anthropic: %w", err))
+				return
+			}
+			cur := stream.Current()
+			ev, end, err := n.handle(&cur)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if ev != nil && !yield(ev, nil) {
+				return
+			}
+			if end {
+				// Nothing may follow StreamEnd, so stop reading here rather
+				// than wait for the server to close the body.
+				return
+			}
+		}
+		if err := stream.Err(); err != nil {
+			yield(nil, classify(ctx, callCtx, err, &last, n.started, c.requestTimeout))
+			return
+		}
+		// The body ended cleanly but the message did not: a proxy or server
+		// that closed the connection early.
+		yield(nil, &llm.Error{Kind: llm.ErrBrokenStream, Message: "stream ended before message_stop", Err: io.ErrUnexpectedEOF})
+	}
+}
+
+// lastAttempt remembers the status and headers of the latest failed HTTP
+// attempt, so that a RequestTimeout that expires while the SDK waits out a
+// Retry-After still reports the rate limit (and its delay) that caused it.
+type lastAttempt struct {
+	status int
+	header http.Header
+}
+
+func (l *lastAttempt) record(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if res != nil && res.StatusCode >= 400 {
+		l.status, l.header = res.StatusCode, res.Header
+	}
+	return res, err
+}
+
+var _ option.Middleware = (*lastAttempt)(nil).record

@@ -1,0 +1,131 @@
+package anthropic
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// sse builds a stream body from data payloads, naming each event after its
+// type as the API does.
+func sse(datas ...string) []byte {
+	var b strings.Builder
+	for _, d := range datas {
+		typ := d[strings.Index(d, `"type":"`)+8:]
+		typ = typ[:strings.IndexByte(typ, '"')]
+		b.WriteString("event: " + typ + "\ndata: " + d + "\n\n")
+	}
+	return []byte(b.String())
+}
+
+const (
+	evStart = `{"type":"message_start","message":{"model":"claude-x","usage":{"input_tokens":100,"output_tokens":1,"cache_read_input_tokens":5000,"cache_creation_input_tokens":200}}}`
+	evStop  = `{"type":"message_stop"}`
+)
+
+// TestNormalize covers the event shapes the recordings lack.
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []string
+		want   string
+	}{
+		{
+			name: "message_delta usage is final where present",
+			events: []string{evStart,
+				`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":90000,"output_tokens":42}}`, evStop},
+			want: "end stop=end_turn model=claude-x usage=in:90000 out:42 cache_read:5000 cache_write:200\n",
+		},
+		{
+			name: "message_delta with only output_tokens keeps message_start's input",
+			events: []string{evStart,
+				`{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":7,"input_tokens":null}}`, evStop},
+			want: "end stop=max_tokens model=claude-x usage=in:100 out:7 cache_read:5000 cache_write:200\n",
+		},
+		{
+			name: "redacted thinking, then signed thinking",
+			events: []string{evStart,
+				`{"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EncryptedBlob"}}`,
+				`{"type":"content_block_stop","index":0}`,
+				`{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+				`{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"Hmm"}}`,
+				`{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"c2ln"}}`,
+				`{"type":"content_block_stop","index":1}`,
+				`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}`, evStop},
+			want: "redacted[0] x1 \"EncryptedBlob\"\nthinking[1] x1 \"Hmm\"\nsignature[1] x1 \"c2ln\"\n" +
+				"end stop=end_turn model=claude-x usage=in:100 out:3 cache_read:5000 cache_write:200\n",
+		},
+		{
+			name: "tool without parameters streams no fragment",
+			events: []string{evStart,
+				`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_a","name":"pwd","input":{}}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}}`,
+				`{"type":"content_block_stop","index":0}`,
+				`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}`, evStop},
+			want: "tool_start[0] id=toolu_a name=pwd\ntool_complete[0] id=toolu_a name=pwd input={}\n" +
+				"end stop=tool_use model=claude-x usage=in:100 out:3 cache_read:5000 cache_write:200\n",
+		},
+		{
+			name: "input in content_block_start and no deltas (compatible servers)",
+			events: []string{evStart,
+				`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_b","name":"read","input":{"path":"a.go"}}}`,
+				`{"type":"content_block_stop","index":0}`,
+				`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}`, evStop},
+			want: "tool_start[0] id=toolu_b name=read\ntool_complete[0] id=toolu_b name=read input={\"path\":\"a.go\"}\n" +
+				"end stop=tool_use model=claude-x usage=in:100 out:3 cache_read:5000 cache_write:200\n",
+		},
+		{
+			name: "invalid tool JSON is passed on as produced",
+			events: []string{evStart,
+				`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_c","name":"read","input":{}}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"path\": "}}`,
+				`{"type":"content_block_stop","index":0}`,
+				`{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":3}}`, evStop},
+			want: "tool_start[0] id=toolu_c name=read\ntool_delta[0] x1 \"{\\\"path\\\": \"\ntool_complete[0] id=toolu_c name=read input={\"path\": \n" +
+				"end stop=max_tokens model=claude-x usage=in:100 out:3 cache_read:5000 cache_write:200\n",
+		},
+		{
+			name: "server tool blocks, citations and unknown events are ignored",
+			events: []string{evStart,
+				`{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}}`,
+				`{"type":"content_block_stop","index":0}`,
+				`{"type":"content_block_start","index":1,"content_block":{"type":"text","text":"Hi"}}`,
+				`{"type":"content_block_delta","index":1,"delta":{"type":"citations_delta","citation":{"type":"char_location"}}}`,
+				`{"type":"brand_new_event","index":1}`,
+				`{"type":"content_block_stop","index":1}`,
+				`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}`, evStop},
+			want: "text[1] x1 \"Hi\"\n" +
+				"end stop=end_turn model=claude-x usage=in:100 out:3 cache_read:5000 cache_write:200\n",
+		},
+		{
+			name: "stop reasons",
+			events: []string{evStart,
+				`{"type":"message_delta","delta":{"stop_reason":"model_context_window_exceeded"},"usage":{"output_tokens":3}}`, evStop},
+			want: "end stop=model_context_window_exceeded model=claude-x usage=in:100 out:3 cache_read:5000 cache_write:200\n",
+		},
+		{
+			name: "unknown stop reason passes through",
+			events: []string{evStart,
+				`{"type":"message_delta","delta":{"stop_reason":"compaction"},"usage":{"output_tokens":3}}`, evStop},
+			want: "end stop=compaction model=claude-x usage=in:100 out:3 cache_read:5000 cache_write:200\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(sseHandler(sse(tt.events...)))
+			defer srv.Close()
+			c := newTestClient(t, srv, Options{})
+			events, err := collect(t, c.Stream(context.Background(), simpleRequest))
+			if err != nil {
+				t.Fatalf("Stream: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, render(events)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

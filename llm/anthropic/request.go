@@ -1,0 +1,218 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"github.com/novacode/nova/llm"
+)
+
+const (
+	// minThinkingBudget is the smallest budget_tokens the API accepts.
+	minThinkingBudget = 1024
+)
+
+// buildParams translates req into the SDK's request parameters.
+//
+// Prompt caching: exactly three ephemeral breakpoints are set, on the system
+// block, on the last tool and on the last content block of the last user
+// message. Tools and system are stable across the turns of a session, and the
+// newest user block ends the prefix the next call will share, so these three
+// give a cache hit for the whole history on every call while staying under
+// the API's limit of four.
+func buildParams(req *llm.Request) (anthropic.MessageNewParams, error) {
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		// max_tokens is required; the model's own ceiling is the only
+		// default that never truncates an answer the caller did not limit.
+		info, _ := llm.LookupModel(req.Model)
+		maxTokens = info.MaxOutputTokens
+	}
+	p := anthropic.MessageNewParams{
+		Model:     anthropic.Model(req.Model),
+		MaxTokens: int64(maxTokens),
+	}
+
+	if req.System != "" {
+		p.System = []anthropic.TextBlockParam{{
+			Text:         req.System,
+			CacheControl: anthropic.NewCacheControlEphemeralParam(),
+		}}
+	}
+
+	if len(req.Tools) > 0 {
+		p.Tools = make([]anthropic.ToolUnionParam, len(req.Tools))
+		for i := range req.Tools {
+			t := &req.Tools[i]
+			schema, err := inputSchema(t.InputSchema)
+			if err != nil {
+				return p, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("tool %q: %v", t.Name, err), Err: err}
+			}
+			tp := &anthropic.ToolParam{Name: t.Name, InputSchema: schema}
+			if t.Description != "" {
+				tp.Description = param.NewOpt(t.Description)
+			}
+			p.Tools[i] = anthropic.ToolUnionParam{OfTool: tp}
+		}
+		p.Tools[len(p.Tools)-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
+	}
+
+	if t := thinking(req.Thinking, maxTokens); t != nil {
+		p.Thinking = anthropic.ThinkingConfigParamUnion{OfEnabled: t}
+	}
+
+	p.Messages = make([]anthropic.MessageParam, len(req.Messages))
+	lastUser := -1
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		blocks, err := contentBlocks(m.Content)
+		if err != nil {
+			return p, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+		}
+		switch m.Role {
+		case llm.RoleUser:
+			p.Messages[i] = anthropic.MessageParam{OfUser: &anthropic.UserMessageParam{Content: blocks}}
+			lastUser = i
+		case llm.RoleAssistant:
+			p.Messages[i] = anthropic.MessageParam{OfAssistant: &anthropic.AssistantMessageParam{Content: blocks}}
+		default:
+			err := fmt.Errorf("unknown role %q", m.Role)
+			return p, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+		}
+	}
+	if lastUser >= 0 {
+		if blocks := p.Messages[lastUser].OfUser.Content; len(blocks) > 0 {
+			// GetCacheControl is nil for the block kinds that take no
+			// breakpoint (thinking), which a user turn never holds anyway.
+			if cc := blocks[len(blocks)-1].GetCacheControl(); cc != nil {
+				*cc = anthropic.NewCacheControlEphemeralParam()
+			}
+		}
+	}
+	return p, nil
+}
+
+// thinking returns the extended-thinking config for t, or nil for none. The
+// API wants minThinkingBudget <= budget_tokens < max_tokens; a max_tokens too
+// small for any budget turns thinking off rather than fail every call.
+func thinking(t *llm.Thinking, maxTokens int) *anthropic.ThinkingConfigEnabledParam {
+	if t == nil || maxTokens <= minThinkingBudget {
+		return nil
+	}
+	budget := t.BudgetTokens
+	if budget <= 0 {
+		// No explicit budget: half the output allowance leaves room for
+		// the answer. Adaptive models will choose their own later.
+		budget = max(minThinkingBudget, maxTokens/2)
+	}
+	budget = min(max(budget, minThinkingBudget), maxTokens-1)
+	return &anthropic.ThinkingConfigEnabledParam{BudgetTokens: int64(budget)}
+}
+
+// contentBlocks translates one message's content.
+func contentBlocks(in []llm.Block) ([]anthropic.ContentBlockParamUnion, error) {
+	out := make([]anthropic.ContentBlockParamUnion, 0, len(in))
+	for i := range in {
+		b := &in[i]
+		switch b.Type {
+		case llm.BlockText:
+			if b.Text == "" {
+				// The API rejects empty text blocks; an empty one carries
+				// nothing, so dropping it keeps the call valid.
+				continue
+			}
+			out = append(out, anthropic.ContentBlockParamUnion{OfText: &anthropic.TextBlockParam{Text: b.Text}})
+		case llm.BlockThinking:
+			out = append(out, anthropic.ContentBlockParamUnion{OfThinking: &anthropic.ThinkingBlockParam{
+				Thinking: b.Text, Signature: b.Signature,
+			}})
+		case llm.BlockRedactedThinking:
+			out = append(out, anthropic.ContentBlockParamUnion{OfRedactedThinking: &anthropic.RedactedThinkingBlockParam{
+				Data: b.Data,
+			}})
+		case llm.BlockToolUse:
+			out = append(out, anthropic.ContentBlockParamUnion{OfToolUse: &anthropic.ToolUseBlockParam{
+				ID: b.ToolUseID, Name: b.ToolName, Input: toolInput(b.Input),
+			}})
+		case llm.BlockToolResult:
+			tr := &anthropic.ToolResultBlockParam{ToolUseID: b.ToolUseID}
+			if b.Content != "" {
+				// Empty text blocks are rejected, but a result without
+				// content is valid.
+				tr.Content = []anthropic.ToolResultBlockParamContentUnion{{
+					OfText: &anthropic.TextBlockParam{Text: b.Content},
+				}}
+			}
+			if b.IsError {
+				tr.IsError = param.NewOpt(true)
+			}
+			out = append(out, anthropic.ContentBlockParamUnion{OfToolResult: tr})
+		case llm.BlockImage:
+			out = append(out, anthropic.ContentBlockParamUnion{OfImage: &anthropic.ImageBlockParam{
+				Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{
+					Data: b.Data, MediaType: anthropic.Base64ImageSourceMediaType(b.MediaType),
+				}},
+			}})
+		default:
+			return nil, fmt.Errorf("block %d: unsupported block type %q", i, b.Type)
+		}
+	}
+	return out, nil
+}
+
+// emptyObject is the input sent for a tool call whose recorded input is not a
+// JSON object.
+var emptyObject = json.RawMessage("{}")
+
+// toolInput returns the tool_use input to send back. Models sometimes stream
+// invalid JSON; the loop keeps it in history to show the model its mistake
+// (in the tool_result), but the API only accepts an object here, and one bad
+// block must not make every later call of the session fail.
+func toolInput(in json.RawMessage) json.RawMessage {
+	if isJSONObject(in) {
+		return in
+	}
+	return emptyObject
+}
+
+// isJSONObject reports whether b is valid JSON whose value is an object.
+func isJSONObject(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && json.Valid(b)
+}
+
+// inputSchema wraps a tool's JSON Schema for the SDK. The schema is sent
+// byte-for-byte (as a raw override) rather than decoded into
+// ToolInputSchemaParam: its ExtraFields map is re-serialized in random order,
+// and a tool list whose bytes change between calls defeats prompt caching.
+func inputSchema(schema json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
+	if len(bytes.TrimSpace(schema)) == 0 {
+		// A tool without parameters.
+		return param.Override[anthropic.ToolInputSchemaParam](json.RawMessage(`{"type":"object","properties":{}}`)), nil
+	}
+	if !isJSONObject(schema) {
+		return anthropic.ToolInputSchemaParam{}, fmt.Errorf("input schema is not a JSON object")
+	}
+	var top struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(schema, &top); err != nil {
+		return anthropic.ToolInputSchemaParam{}, fmt.Errorf("input schema: %w", err)
+	}
+	if top.Type == nil {
+		// The API requires "type": "object" at the top; a schema that
+		// leaves it implicit gets it prepended, the rest untouched.
+		t := bytes.TrimLeft(schema, " \t\r\n")[1:]
+		fixed := make([]byte, 0, len(t)+17)
+		fixed = append(fixed, `{"type":"object"`...)
+		if bytes.TrimLeft(t, " \t\r\n")[0] != '}' {
+			fixed = append(fixed, ',')
+		}
+		schema = append(fixed, t...)
+	}
+	return param.Override[anthropic.ToolInputSchemaParam](schema), nil
+}

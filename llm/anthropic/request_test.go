@@ -1,0 +1,366 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/novacode/nova/llm"
+)
+
+// okStream is the smallest complete stream, for tests about the request.
+const okStream = "event: message_start\n" +
+	`data: {"type":"message_start","message":{"model":"m","id":"x","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}` + "\n\n" +
+	"event: message_delta\n" +
+	`data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}` + "\n\n" +
+	"event: message_stop\n" +
+	`data: {"type":"message_stop"}` + "\n\n"
+
+// recorder is a test server that keeps every request it gets and answers
+// with okStream.
+type recorder struct {
+	mu    sync.Mutex
+	reqs  []*http.Request
+	bodys [][]byte
+}
+
+func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	rec.mu.Lock()
+	rec.reqs = append(rec.reqs, r)
+	rec.bodys = append(rec.bodys, b)
+	rec.mu.Unlock()
+	sseHandler([]byte(okStream))(w, r)
+}
+
+func (rec *recorder) last(t *testing.T) (*http.Request, []byte) {
+	t.Helper()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.reqs) == 0 {
+		t.Fatal("no request arrived")
+	}
+	return rec.reqs[len(rec.reqs)-1], rec.bodys[len(rec.bodys)-1]
+}
+
+// sendRecorded streams req against a recorder and returns the request the
+// server saw.
+func sendRecorded(t *testing.T, req *llm.Request, opts Options) (*http.Request, []byte) {
+	t.Helper()
+	rec := &recorder{}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	c := newTestClient(t, srv, opts)
+	if _, err := collect(t, c.Stream(context.Background(), req)); err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	return rec.last(t)
+}
+
+// fullRequest uses every block type, so that the test below pins the whole
+// translation.
+func fullRequest() *llm.Request {
+	return &llm.Request{
+		Model:     "claude-sonnet-4-5",
+		System:    "You are NovaCode.",
+		MaxTokens: 8000,
+		Thinking:  &llm.Thinking{BudgetTokens: 2000},
+		Tools: []llm.ToolSpec{
+			{Name: "read", Description: "Read a file", InputSchema: json.RawMessage(
+				`{"type":"object","properties":{"path":{"type":"string","description":"file path"}},"required":["path"],"additionalProperties":false}`)},
+			// No top-level type: the adapter must add "type":"object".
+			{Name: "grep", Description: "Search", InputSchema: json.RawMessage(
+				`{"properties":{"pattern":{"type":"string"}},"required":["pattern"]}`)},
+			// No schema at all: a tool without parameters.
+			{Name: "pwd", Description: "Print the working directory"},
+		},
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: []llm.Block{
+				{Type: llm.BlockText, Text: "What is in main.go?"},
+				{Type: llm.BlockImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+			}},
+			{Role: llm.RoleAssistant, Content: []llm.Block{
+				{Type: llm.BlockThinking, Text: "I should read it.", Signature: "sig-abc=="},
+				{Type: llm.BlockRedactedThinking, Data: "opaque-redacted"},
+				{Type: llm.BlockText, Text: "Reading it."},
+				{Type: llm.BlockText, Text: ""}, // dropped: the API rejects empty text
+				{Type: llm.BlockToolUse, ToolUseID: "toolu_1", ToolName: "read", Input: json.RawMessage(`{"path": "main.go"}`)},
+				// Invalid JSON from the model is sent as {}.
+				{Type: llm.BlockToolUse, ToolUseID: "toolu_2", ToolName: "grep", Input: json.RawMessage(`{"pattern": "func ma`)},
+				// Valid JSON that is not an object is no valid input either.
+				{Type: llm.BlockToolUse, ToolUseID: "toolu_3", ToolName: "pwd", Input: json.RawMessage(`[]`)},
+			}},
+			{Role: llm.RoleUser, Content: []llm.Block{
+				{Type: llm.BlockToolResult, ToolUseID: "toolu_1", Content: "package main"},
+				{Type: llm.BlockToolResult, ToolUseID: "toolu_2", Content: "invalid JSON input", IsError: true},
+				{Type: llm.BlockToolResult, ToolUseID: "toolu_3"},
+			}},
+		},
+	}
+}
+
+const fullRequestBody = `{
+  "model": "claude-sonnet-4-5",
+  "max_tokens": 8000,
+  "stream": true,
+  "system": [{"type": "text", "text": "You are NovaCode.", "cache_control": {"type": "ephemeral"}}],
+  "thinking": {"type": "enabled", "budget_tokens": 2000},
+  "tools": [
+    {"name": "read", "description": "Read a file", "input_schema":
+      {"type": "object", "properties": {"path": {"type": "string", "description": "file path"}}, "required": ["path"], "additionalProperties": false}},
+    {"name": "grep", "description": "Search", "input_schema":
+      {"type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]}},
+    {"name": "pwd", "description": "Print the working directory", "input_schema": {"type": "object", "properties": {}},
+      "cache_control": {"type": "ephemeral"}}
+  ],
+  "messages": [
+    {"role": "user", "content": [
+      {"type": "text", "text": "What is in main.go?"},
+      {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    ]},
+    {"role": "assistant", "content": [
+      {"type": "thinking", "thinking": "I should read it.", "signature": "sig-abc=="},
+      {"type": "redacted_thinking", "data": "opaque-redacted"},
+      {"type": "text", "text": "Reading it."},
+      {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "main.go"}},
+      {"type": "tool_use", "id": "toolu_2", "name": "grep", "input": {}},
+      {"type": "tool_use", "id": "toolu_3", "name": "pwd", "input": {}}
+    ]},
+    {"role": "user", "content": [
+      {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "package main"}]},
+      {"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "invalid JSON input"}], "is_error": true},
+      {"type": "tool_result", "tool_use_id": "toolu_3", "cache_control": {"type": "ephemeral"}}
+    ]}
+  ]
+}`
+
+func TestRequestEncoding(t *testing.T) {
+	r, body := sendRecorded(t, fullRequest(), Options{APIKey: "sk-test"})
+
+	if r.URL.Path != "/v1/messages" || r.Method != http.MethodPost {
+		t.Errorf("request %s %s, want POST /v1/messages", r.Method, r.URL.Path)
+	}
+	// SDK v2 sends the API key as a bearer token.
+	if got := r.Header.Get("Authorization"); got != "Bearer sk-test" {
+		t.Errorf("Authorization = %q", got)
+	}
+	if r.Header.Get("Anthropic-Version") == "" {
+		t.Errorf("no anthropic-version header")
+	}
+
+	got := mustJSON(t, body)
+	checkCacheBreakpoints(t, got)
+	if diff := cmp.Diff(mustJSON(t, []byte(fullRequestBody)), got); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+
+	// The schema goes out byte for byte (compacted), so the tool list is
+	// identical on every call and prompt caching holds.
+	if !strings.Contains(string(body), `"input_schema":{"type":"object","properties":{"path":{"type":"string","description":"file path"}},"required":["path"],"additionalProperties":false}`) {
+		t.Errorf("schema not passed through verbatim:\n%s", body)
+	}
+	// Every tool_result answers a tool_use of the preceding assistant turn.
+	var wire struct {
+		Messages []struct {
+			Content []struct {
+				Type      string `json:"type"`
+				ID        string `json:"id"`
+				ToolUseID string `json:"tool_use_id"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &wire); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(wire.Messages); i++ {
+		uses := map[string]bool{}
+		for _, b := range wire.Messages[i-1].Content {
+			if b.Type == "tool_use" {
+				uses[b.ID] = true
+			}
+		}
+		for _, b := range wire.Messages[i].Content {
+			if b.Type == "tool_result" && !uses[b.ToolUseID] {
+				t.Errorf("message %d: tool_result %s answers no tool_use of message %d", i, b.ToolUseID, i-1)
+			}
+		}
+	}
+}
+
+// TestRequestDeterministic guards prompt caching: the same request must
+// produce the same bytes every time.
+func TestRequestDeterministic(t *testing.T) {
+	_, first := sendRecorded(t, fullRequest(), Options{})
+	for range 5 {
+		if _, again := sendRecorded(t, fullRequest(), Options{}); string(again) != string(first) {
+			t.Fatalf("request bytes changed between calls:\n%s\n%s", first, again)
+		}
+	}
+}
+
+func TestCacheBreakpoints(t *testing.T) {
+	text := func(s string) llm.Block { return llm.Block{Type: llm.BlockText, Text: s} }
+	tests := []struct {
+		name string
+		req  llm.Request
+	}{
+		{"no system, no tools", llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{text("a"), text("b")}}}}},
+		{"last message is the assistant's (prefill)", llm.Request{System: "s", Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: []llm.Block{text("a")}},
+			{Role: llm.RoleAssistant, Content: []llm.Block{text("b")}},
+		}}},
+		{"one tool", llm.Request{Tools: []llm.ToolSpec{{Name: "t"}}, Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{text("a")}}}}},
+		{"full", *fullRequest()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.Model, tt.req.MaxTokens = "claude-sonnet-4-5", 4096
+			_, body := sendRecorded(t, &tt.req, Options{})
+			checkCacheBreakpoints(t, mustJSON(t, body))
+		})
+	}
+}
+
+func TestThinkingBudget(t *testing.T) {
+	tests := []struct {
+		name      string
+		thinking  *llm.Thinking
+		maxTokens int
+		want      int64 // 0: thinking off
+	}{
+		{"nil is off", nil, 8000, 0},
+		{"explicit budget", &llm.Thinking{BudgetTokens: 3000}, 8000, 3000},
+		{"raised to the minimum", &llm.Thinking{BudgetTokens: 10}, 8000, 1024},
+		{"kept below max_tokens", &llm.Thinking{BudgetTokens: 9000}, 8000, 7999},
+		{"default is half of max_tokens", &llm.Thinking{}, 8000, 4000},
+		{"default at least the minimum", &llm.Thinking{}, 1500, 1024},
+		{"max_tokens leaves no room", &llm.Thinking{BudgetTokens: 2000}, 1024, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := buildParams(&llm.Request{Model: "m", MaxTokens: tt.maxTokens, Thinking: tt.thinking})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got int64
+			if p.Thinking.OfEnabled != nil {
+				got = p.Thinking.OfEnabled.BudgetTokens
+			}
+			if got != tt.want {
+				t.Errorf("budget %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMaxTokensDefault(t *testing.T) {
+	p, err := buildParams(&llm.Request{Model: "claude-sonnet-4-20250514"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := llm.LookupModel("claude-sonnet-4-20250514"); p.MaxTokens != int64(info.MaxOutputTokens) {
+		t.Errorf("max_tokens %d, want the catalog's %d", p.MaxTokens, info.MaxOutputTokens)
+	}
+}
+
+func TestInvalidRequests(t *testing.T) {
+	user := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "a"}}}}
+	tests := []struct {
+		name string
+		req  *llm.Request
+	}{
+		{"nil request", nil},
+		{"unknown role", &llm.Request{Messages: []llm.Message{{Role: "system", Content: user[0].Content}}}},
+		{"unknown block", &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: "video"}}}}}},
+		{"schema not an object", &llm.Request{Messages: user, Tools: []llm.ToolSpec{{Name: "t", InputSchema: json.RawMessage(`[1]`)}}}},
+		{"schema not JSON", &llm.Request{Messages: user, Tools: []llm.ToolSpec{{Name: "t", InputSchema: json.RawMessage(`{"type":`)}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{}
+			srv := httptest.NewServer(rec)
+			defer srv.Close()
+			c := newTestClient(t, srv, Options{})
+			events, err := collect(t, c.Stream(context.Background(), tt.req))
+			var le *llm.Error
+			if !errors.As(err, &le) || le.Kind != llm.ErrInvalid || len(events) != 0 {
+				t.Fatalf("got %v, %v; want only an ErrInvalid", events, err)
+			}
+			if len(rec.reqs) != 0 {
+				t.Errorf("an invalid request was sent")
+			}
+		})
+	}
+}
+
+func TestBaseURLPrefix(t *testing.T) {
+	rec := &recorder{}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	c := newTestClient(t, srv, Options{BaseURL: srv.URL + "/proxy/anthropic"})
+	if _, err := collect(t, c.Stream(context.Background(), &llm.Request{Model: "m", MaxTokens: 10})); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := rec.last(t); r.URL.Path != "/proxy/anthropic/v1/messages" {
+		t.Errorf("path %q, want the prefix kept", r.URL.Path)
+	}
+}
+
+// TestEnvironmentIgnored checks that the SDK does not read the environment
+// behind explicit Options: a token, base URL or header from the environment
+// must not reach the request.
+func TestEnvironmentIgnored(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "env-key")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "env-token")
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1/never")
+	t.Setenv("ANTHROPIC_CUSTOM_HEADERS", "X-From-Env: yes")
+	t.Setenv("ANTHROPIC_PROFILE", "does-not-exist")
+
+	r, _ := sendRecorded(t, &llm.Request{Model: "m", MaxTokens: 10}, Options{APIKey: "explicit"})
+	if got := r.Header.Get("Authorization"); got != "Bearer explicit" {
+		t.Errorf("Authorization = %q, want the explicit key", got)
+	}
+	if r.Header.Get("X-Api-Key") != "" || r.Header.Get("X-From-Env") != "" {
+		t.Errorf("environment leaked into the request: %v", r.Header)
+	}
+
+	// Without a key, nothing from the environment is sent either.
+	rec := &recorder{}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := New(Options{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: tr}})
+	if _, err := collect(t, c.Stream(context.Background(), &llm.Request{Model: "m", MaxTokens: 10})); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := rec.last(t); r.Header.Get("Authorization") != "" || r.Header.Get("X-Api-Key") != "" {
+		t.Errorf("credential sent without an APIKey: %v", r.Header)
+	}
+}
+
+func TestOptionsFromEnv(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "k")
+	t.Setenv("ANTHROPIC_BASE_URL", "https://proxy.example/a")
+	want := Options{APIKey: "k", BaseURL: "https://proxy.example/a"}
+	if diff := cmp.Diff(want, OptionsFromEnv()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestBadBaseURL(t *testing.T) {
+	c := New(Options{BaseURL: "://nope"})
+	_, err := collect(t, c.Stream(context.Background(), &llm.Request{Model: "m"}))
+	var le *llm.Error
+	if !errors.As(err, &le) || le.Kind != llm.ErrInvalid {
+		t.Fatalf("err = %v, want ErrInvalid", err)
+	}
+}

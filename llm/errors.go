@@ -1,0 +1,60 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrorKind classifies a failed model call so the loop and the user know what
+// to do about it.
+type ErrorKind string
+
+const (
+	ErrAuth         ErrorKind = "authentication" // bad or missing key: fix config
+	ErrRateLimit    ErrorKind = "rate_limit"     // 429: retryable
+	ErrOverloaded   ErrorKind = "overloaded"     // 529 / overloaded_error: retryable
+	ErrServer       ErrorKind = "server"         // 5xx: retryable
+	ErrInvalid      ErrorKind = "invalid_request"
+	ErrBrokenStream ErrorKind = "broken_stream" // connection dropped or malformed stream
+	ErrTimeout      ErrorKind = "timeout"
+	ErrOther        ErrorKind = "other"
+)
+
+// Error is a failed model call, typed by Kind.
+type Error struct {
+	Kind       ErrorKind
+	StatusCode int           // HTTP status, 0 when not applicable
+	Message    string        // what the provider or transport said
+	RetryAfter time.Duration // server-requested delay, 0 when none
+	Err        error         // underlying cause
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("model call failed (%s", e.Kind)
+	if e.StatusCode != 0 {
+		s += fmt.Sprintf(", HTTP %d", e.StatusCode)
+	}
+	s += ")"
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Retryable reports whether the same request may succeed if sent again.
+func (e *Error) Retryable() bool {
+	switch e.Kind {
+	case ErrRateLimit, ErrOverloaded, ErrServer, ErrTimeout, ErrBrokenStream:
+		return true
+	}
+	return false
+}
+
+// IsRetryable reports whether err is an *Error that is retryable.
+func IsRetryable(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Retryable()
+}

@@ -1,0 +1,396 @@
+// Package llmtest is a scripted model server for tests and benchmarks.
+//
+// A [Server] is a real HTTP server on a loopback port. Each model call it
+// receives is answered with the next [Turn] of its script, rendered in the
+// provider's streaming wire format exactly as the real API sends it, and every
+// request is recorded for later inspection. Because it is a real listener
+// rather than an in-process fake, the same script drives unit tests of the
+// adapters, end-to-end tests of the nova binary (point ANTHROPIC_BASE_URL at
+// [Server.URL]) and benchmarks; cmd/llmserver serves a script from a JSON file.
+//
+// The script is protocol-neutral: a Turn describes what the model says
+// (blocks of text, thinking and tool calls), how it says it (pacing, usage,
+// stop reason) and how the call fails (HTTP errors, in-stream errors, dropped
+// connections, hangs). Rendering a Turn into a wire format is the job of one
+// file per protocol; anthropic.go speaks the Anthropic Messages API.
+//
+// Scripts can live in files: Turn and Block encode to JSON with snake_case
+// keys. Durations (chunk_delay, delay) are written as Go duration strings
+// ("250ms", "1.5s"); a bare JSON number is read as nanoseconds, which is how
+// encoding/json writes a time.Duration, so either form round-trips. A tool
+// call's input may be written either as a JSON string holding the raw
+// argument text (the only way to script malformed arguments) or as a JSON
+// value, which is compacted and used verbatim.
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/novacode/nova/llm"
+)
+
+// Block kinds a script can use.
+const (
+	KindText             = "text"
+	KindThinking         = "thinking"
+	KindRedactedThinking = "redacted_thinking"
+	KindToolUse          = "tool_use"
+)
+
+// Script defaults.
+const (
+	DefaultModel     = "claude-sonnet-4-5"
+	defaultFragments = 3
+	defaultInput     = "{}"
+)
+
+// Turn is one scripted model response.
+//
+// The zero Turn streams an empty end_turn message. Hang takes precedence
+// over Status, and Status over the content. A Turn is rendered afresh for
+// every request, so the same value may be served many times (see [Cycle]).
+type Turn struct {
+	// Status 0 or 200 streams the turn; any other status answers with an
+	// error response whose JSON body carries ErrorType and ErrorMessage
+	// (defaults derived from the status, e.g. 429 → rate_limit_error).
+	Status int `json:"status,omitempty"`
+	// RetryAfter is sent as the Retry-After header of error responses.
+	RetryAfter   string `json:"retry_after,omitempty"`
+	ErrorType    string `json:"error_type,omitempty"`
+	ErrorMessage string `json:"error_message,omitempty"`
+
+	// Model is the model the response claims to come from; DefaultModel if
+	// empty.
+	Model  string  `json:"model,omitempty"`
+	Blocks []Block `json:"blocks,omitempty"`
+	// StopReason defaults to "tool_use" if any block is a tool call, else
+	// "end_turn".
+	StopReason string `json:"stop_reason,omitempty"`
+	// StopSequence is reported alongside StopReason "stop_sequence".
+	StopSequence string `json:"stop_sequence,omitempty"`
+	// Usage is reported as the real API does: the input and cache figures
+	// in the opening event, the final figures (all four) in the closing one.
+	Usage llm.Usage `json:"usage,omitzero"`
+
+	// ChunkDelay is the pause between consecutive delta events inside a
+	// block, to simulate a model generating tokens at a given rate.
+	ChunkDelay time.Duration `json:"chunk_delay,omitzero"`
+
+	// StreamError, if set, is sent as an in-stream error event after the
+	// blocks, in place of the normal end of the message: the HTTP status is
+	// already 200 when the provider fails, as with a real mid-stream
+	// overload.
+	StreamError *StreamError `json:"stream_error,omitempty"`
+	// CutAfter > 0 drops the TCP connection abruptly after that many events
+	// have been written (every event counts, including the opening one and
+	// pings), so the client sees an unexpected EOF mid-stream. If the
+	// stream is shorter, it completes normally. [AnthropicEventTypes] lists
+	// the events a turn produces.
+	CutAfter int `json:"cut_after,omitempty"`
+	// StallAfter > 0 stops writing after that many events but keeps the
+	// connection open until the client gives up or the server closes: a
+	// stream that goes silent, for testing idle timeouts.
+	StallAfter int `json:"stall_after,omitempty"`
+	// Hang accepts the request and never answers until the client
+	// disconnects or the server closes.
+	Hang bool `json:"hang,omitempty"`
+}
+
+// StreamError is an error reported inside an already-started stream.
+type StreamError struct {
+	// Type is the provider's error type; "overloaded_error" if empty.
+	Type string `json:"type,omitempty"`
+	// Message defaults to "Overloaded".
+	Message string `json:"message,omitempty"`
+}
+
+// Block is one content block of a scripted response.
+type Block struct {
+	// Kind is one of the Kind* constants.
+	Kind string `json:"kind"`
+	// Text is the answer text or the thinking text. It is streamed in
+	// pieces of 16 to 32 bytes, split on rune boundaries, as a real model
+	// streams a few tokens per event.
+	Text string `json:"text,omitempty"`
+	// Signature is a thinking block's signature, sent as its last delta.
+	Signature string `json:"signature,omitempty"`
+	// Data is a redacted_thinking block's opaque payload.
+	Data string `json:"data,omitempty"`
+	// ID and Name identify a tool call. An empty ID is replaced by
+	// "toolu_" followed by a per-server counter.
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Input is the tool call's raw argument JSON, sent verbatim: it may be
+	// deliberately malformed. Empty means "{}".
+	Input string `json:"input,omitempty"`
+	// Fragments is how many pieces Input is streamed in (default 3; fewer
+	// if Input has fewer runes).
+	Fragments int `json:"fragments,omitempty"`
+	// Delay is the pause before this block starts: time to first token for
+	// the first block, thinking or tool-planning time for later ones.
+	Delay time.Duration `json:"delay,omitzero"`
+}
+
+// Text returns a text block.
+func Text(s string) Block { return Block{Kind: KindText, Text: s} }
+
+// Thinking returns a thinking block with its signature.
+func Thinking(text, sig string) Block {
+	return Block{Kind: KindThinking, Text: text, Signature: sig}
+}
+
+// RedactedThinking returns a redacted_thinking block carrying data.
+func RedactedThinking(data string) Block {
+	return Block{Kind: KindRedactedThinking, Data: data}
+}
+
+// ToolUse returns a tool call block. id may be empty to have the server
+// assign one; input is the raw argument JSON.
+func ToolUse(id, name, input string) Block {
+	return Block{Kind: KindToolUse, ID: id, Name: name, Input: input}
+}
+
+// Validate reports the first thing wrong with t that would stop it from
+// being rendered. Deliberately broken content (malformed tool input, odd
+// stop reasons) is not an error: provoking clients with it is the point.
+func (t Turn) Validate() error {
+	if t.Status != 0 && t.Status != 200 && (t.Status < 400 || t.Status > 599) {
+		return fmt.Errorf("status %d: want 0, 200 or an error status 400-599", t.Status)
+	}
+	if t.ChunkDelay < 0 || t.CutAfter < 0 || t.StallAfter < 0 {
+		return errors.New("chunk_delay, cut_after and stall_after must not be negative")
+	}
+	for i, b := range t.Blocks {
+		switch b.Kind {
+		case KindText, KindThinking, KindRedactedThinking, KindToolUse:
+		default:
+			return fmt.Errorf("block %d: unknown kind %q", i, b.Kind)
+		}
+		if b.Fragments < 0 || b.Delay < 0 {
+			return fmt.Errorf("block %d: fragments and delay must not be negative", i)
+		}
+	}
+	return nil
+}
+
+// resolved returns a copy of t with every default filled in, taking tool
+// call IDs from nextID. Rendering works on resolved turns only, so the
+// protocol files never repeat the defaulting rules.
+func (t Turn) resolved(nextID func() string) Turn {
+	if t.Model == "" {
+		t.Model = DefaultModel
+	}
+	blocks := make([]Block, len(t.Blocks))
+	hasTool := false
+	for i, b := range t.Blocks {
+		if b.Kind == KindToolUse {
+			hasTool = true
+			if b.ID == "" {
+				b.ID = nextID()
+			}
+			if b.Input == "" {
+				b.Input = defaultInput
+			}
+			if b.Fragments == 0 {
+				b.Fragments = defaultFragments
+			}
+		}
+		blocks[i] = b
+	}
+	t.Blocks = blocks
+	if t.StopReason == "" {
+		t.StopReason = string(llm.StopEndTurn)
+		if hasTool {
+			t.StopReason = string(llm.StopToolUse)
+		}
+	}
+	if t.StreamError != nil {
+		se := *t.StreamError
+		if se.Type == "" {
+			se.Type = "overloaded_error"
+		}
+		if se.Message == "" {
+			se.Message = "Overloaded"
+		}
+		t.StreamError = &se
+	}
+	return t
+}
+
+// textChunks splits s the way a model streams it: pieces of 16 to 32
+// bytes, never inside a UTF-8 sequence (an encoder would otherwise replace
+// the halves with U+FFFD). The sizes vary deterministically so tests are
+// reproducible but clients still see uneven pieces.
+func textChunks(s string) []string {
+	var out []string
+	for k := 0; len(s) > 0; k++ {
+		n := 16 + (k*11)%17
+		if n >= len(s) {
+			out = append(out, s)
+			break
+		}
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
+}
+
+// fragments splits s into n pieces of about equal rune count (fewer if s
+// has fewer runes), again never inside a UTF-8 sequence.
+func fragments(s string, n int) []string {
+	runes := utf8.RuneCountInString(s)
+	if runes == 0 {
+		return nil
+	}
+	n = max(1, min(n, runes))
+	out := make([]string, 0, n)
+	for i := range n {
+		// Runes in this piece: spread the remainder over the first pieces.
+		want := runes / n
+		if i < runes%n {
+			want++
+		}
+		end := 0
+		for range want {
+			_, size := utf8.DecodeRuneInString(s[end:])
+			end += size
+		}
+		out = append(out, s[:end])
+		s = s[end:]
+	}
+	return out
+}
+
+// ParseScript decodes a JSON array of turns and validates each one. Unknown
+// keys are errors: a misspelt "cut_afer" silently ignored would make a test
+// pass for the wrong reason.
+func ParseScript(data []byte) ([]Turn, error) {
+	var turns []Turn
+	if err := strictUnmarshal(data, &turns); err != nil {
+		return nil, fmt.Errorf("llmtest: parse script: %w", err)
+	}
+	for i, t := range turns {
+		if err := t.Validate(); err != nil {
+			return nil, fmt.Errorf("llmtest: script turn %d: %w", i, err)
+		}
+	}
+	return turns, nil
+}
+
+func strictUnmarshal(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after JSON value")
+	}
+	return nil
+}
+
+// jsonDuration is a time.Duration that encodes as a Go duration string and
+// decodes from either such a string or a number of nanoseconds.
+type jsonDuration time.Duration
+
+func (d jsonDuration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+func (d *jsonDuration) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] == '"' {
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return err
+		}
+		*d = jsonDuration(v)
+		return nil
+	}
+	n, err := strconv.ParseInt(string(data), 10, 64)
+	if err != nil {
+		return fmt.Errorf("duration %s: want a string such as \"250ms\" or integer nanoseconds", data)
+	}
+	*d = jsonDuration(n)
+	return nil
+}
+
+// The (un)marshalers below shadow the time.Duration fields with
+// jsonDuration ones: a field at a shallower depth wins over the embedded
+// struct's field of the same JSON name.
+
+// MarshalJSON writes ChunkDelay as a duration string.
+func (t Turn) MarshalJSON() ([]byte, error) {
+	type plain Turn
+	return json.Marshal(struct {
+		plain
+		ChunkDelay jsonDuration `json:"chunk_delay,omitzero"`
+	}{plain(t), jsonDuration(t.ChunkDelay)})
+}
+
+// UnmarshalJSON reads a turn strictly: unknown keys are errors.
+func (t *Turn) UnmarshalJSON(data []byte) error {
+	type plain Turn
+	aux := struct {
+		*plain
+		ChunkDelay jsonDuration `json:"chunk_delay,omitzero"`
+	}{plain: (*plain)(t)}
+	if err := strictUnmarshal(data, &aux); err != nil {
+		return err
+	}
+	t.ChunkDelay = time.Duration(aux.ChunkDelay)
+	return nil
+}
+
+// MarshalJSON writes Delay as a duration string and Input as a string.
+func (b Block) MarshalJSON() ([]byte, error) {
+	type plain Block
+	return json.Marshal(struct {
+		plain
+		Delay jsonDuration `json:"delay,omitzero"`
+	}{plain(b), jsonDuration(b.Delay)})
+}
+
+// UnmarshalJSON reads a block strictly, taking Input as a string or a value.
+func (b *Block) UnmarshalJSON(data []byte) error {
+	type plain Block
+	aux := struct {
+		*plain
+		Delay jsonDuration    `json:"delay,omitzero"`
+		Input json.RawMessage `json:"input,omitempty"`
+	}{plain: (*plain)(b)}
+	if err := strictUnmarshal(data, &aux); err != nil {
+		return err
+	}
+	b.Delay = time.Duration(aux.Delay)
+	switch in := bytes.TrimSpace(aux.Input); {
+	case len(in) == 0 || string(in) == "null":
+		b.Input = ""
+	case in[0] == '"':
+		// A string holds the raw argument text, malformed or not.
+		if err := json.Unmarshal(in, &b.Input); err != nil {
+			return err
+		}
+	default:
+		// A JSON value is the arguments themselves; compact it so it
+		// streams like model output rather than like the script's layout.
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, in); err != nil {
+			return err
+		}
+		b.Input = buf.String()
+	}
+	return nil
+}

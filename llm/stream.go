@@ -1,0 +1,105 @@
+package llm
+
+import "encoding/json"
+
+// StreamEvent is one normalized event of a model stream. The set is closed:
+// TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta, ToolCallComplete
+// and StreamEnd.
+type StreamEvent interface{ isStreamEvent() }
+
+// TextDelta is a piece of answer text. Index is the provider's content-block
+// index: a change of Index starts a new block.
+type TextDelta struct {
+	Index int
+	Text  string
+}
+
+// ThinkingDelta is a piece of reasoning. Signature (Anthropic) arrives once,
+// at the end of its block; Redacted carries a redacted_thinking block's opaque
+// data, which must be sent back verbatim.
+type ThinkingDelta struct {
+	Index     int
+	Text      string
+	Signature string
+	Redacted  string
+}
+
+// ToolCallStart announces a tool call whose arguments are about to stream.
+type ToolCallStart struct {
+	Index int
+	ID    string
+	Name  string
+}
+
+// ToolCallDelta is a fragment of a tool call's argument JSON.
+type ToolCallDelta struct {
+	Index       int
+	ID          string
+	PartialJSON string
+}
+
+// ToolCallComplete is a tool call whose block is finished. Input is the
+// complete argument JSON exactly as the model produced it; it may be invalid
+// JSON, which the caller reports back to the model.
+type ToolCallComplete struct {
+	Index int
+	ID    string
+	Name  string
+	Input json.RawMessage
+}
+
+// StreamEnd closes a successful stream.
+type StreamEnd struct {
+	StopReason StopReason
+	Usage      Usage
+	Model      string
+}
+
+func (TextDelta) isStreamEvent()        {}
+func (ThinkingDelta) isStreamEvent()    {}
+func (ToolCallStart) isStreamEvent()    {}
+func (ToolCallDelta) isStreamEvent()    {}
+func (ToolCallComplete) isStreamEvent() {}
+func (StreamEnd) isStreamEvent()        {}
+
+// StopReason is why the model stopped, normalized across protocols.
+type StopReason string
+
+const (
+	StopEndTurn      StopReason = "end_turn"
+	StopToolUse      StopReason = "tool_use"
+	StopMaxTokens    StopReason = "max_tokens"
+	StopSequence     StopReason = "stop_sequence"
+	StopRefusal      StopReason = "refusal"
+	StopPauseTurn    StopReason = "pause_turn"
+	StopContextLimit StopReason = "model_context_window_exceeded"
+)
+
+// Usage is token accounting for one call (or a running total). InputTokens +
+// CacheReadTokens + CacheWriteTokens is always the whole prompt, whatever the
+// protocol counts.
+type Usage struct {
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_input_tokens"`
+	CacheWriteTokens int64 `json:"cache_creation_input_tokens"`
+	// Estimated is set when the provider reported no usage and the figures
+	// were estimated from sizes.
+	Estimated bool `json:"estimated,omitempty"`
+}
+
+// Add returns u+v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		Estimated:        u.Estimated || v.Estimated,
+	}
+}
+
+// PromptTokens is the whole prompt size of the call.
+func (u Usage) PromptTokens() int64 {
+	return u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
+}

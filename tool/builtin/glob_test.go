@@ -1,0 +1,116 @@
+package builtin
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestGlob(t *testing.T) {
+	files := map[string]string{
+		".gitignore":             "*.log\nvendor/\n",
+		"old.go":                 "",
+		"new.go":                 "",
+		"README.md":              "",
+		"src/mid.go":             "",
+		"src/deep/er/deepest.go": "",
+		"src/.gitignore":         "gen_*.go\n",
+		"src/gen_api.go":         "",
+		"other/gen_x.go":         "", // src's .gitignore does not reach here
+		"debug.log":              "",
+		"vendor/lib/lib.go":      "",
+		".git/hooks/x.go":        "",
+		".github/ci.yml":         "",
+	}
+	// Modification order, oldest first.
+	mtimes := []string{"old.go", "src/deep/er/deepest.go", "other/gen_x.go", "src/mid.go", "README.md", "new.go"}
+	tests := []struct {
+		name    string
+		input   GlobInput
+		want    []string // relative to the work dir, in output order
+		wantErr string
+	}{
+		{name: "all go files by mtime", input: GlobInput{Pattern: "**/*.go"}, want: []string{"new.go", "src/mid.go", "other/gen_x.go", "src/deep/er/deepest.go", "old.go"}},
+		{name: "top level only", input: GlobInput{Pattern: "*.go"}, want: []string{"new.go", "old.go"}},
+		{name: "under a directory", input: GlobInput{Pattern: "src/**/*.go"}, want: []string{"src/mid.go", "src/deep/er/deepest.go"}},
+		{name: "relative to path", input: GlobInput{Pattern: "*.go", Path: "src"}, want: []string{"src/mid.go"}},
+		{name: "fixed depth", input: GlobInput{Pattern: "src/*/*/*.go"}, want: []string{"src/deep/er/deepest.go"}},
+		{name: "alternatives", input: GlobInput{Pattern: "**/*.{md,yml}"}, want: []string{".github/ci.yml", "README.md"}},
+		{name: "no wildcard", input: GlobInput{Pattern: "src/mid.go"}, want: []string{"src/mid.go"}},
+		{name: "gitignored name", input: GlobInput{Pattern: "*.log"}},
+		{name: "gitignored directory", input: GlobInput{Pattern: "vendor/**/*.go"}},
+		{name: "inside .git", input: GlobInput{Pattern: ".git/**"}},
+		{name: "no match", input: GlobInput{Pattern: "**/*.rs"}},
+		{name: "invalid pattern", input: GlobInput{Pattern: "[abc"}, wantErr: "Invalid glob pattern"},
+		{name: "missing path", input: GlobInput{Pattern: "*", Path: "nope"}, wantErr: "Directory does not exist: $DIR/nope"},
+		{name: "path is a file", input: GlobInput{Pattern: "*", Path: "old.go"}, wantErr: "is a file, not a directory"},
+	}
+	env := newEnv(t)
+	writeFiles(t, env.Dir, files)
+	setMtimes(t, env.Dir, mtimes...)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, NewGlob(), env, tt.input)
+			if tt.wantErr != "" {
+				check(t, res, env.Dir, true, tt.wantErr)
+				return
+			}
+			if res.IsError {
+				t.Fatalf("error: %s", res.Content)
+			}
+			if len(tt.want) == 0 {
+				if res.Content != "No files found" {
+					t.Errorf("got %q, want No files found", res.Content)
+				}
+				return
+			}
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, filepath.Join(env.Dir, w))
+			}
+			got := strings.Split(strings.TrimSuffix(res.Content, "\n"), "\n")
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestGlobAbsolutePattern: models often put the directory in the pattern.
+func TestGlobAbsolutePattern(t *testing.T) {
+	env := newEnv(t)
+	writeFiles(t, env.Dir, map[string]string{"a/x.go": "", "a/.gitignore": "skip.go\n", "a/skip.go": "", "b/y.go": ""})
+	res := run(t, NewGlob(), env, GlobInput{Pattern: env.Dir + "/a/*.go"})
+	if diff := cmp.Diff(filepath.Join(env.Dir, "a", "x.go")+"\n", res.Content); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestGlobParentIgnore: a pattern with a literal directory prefix is walked
+// from that directory, but the .gitignore above it still applies.
+func TestGlobParentIgnore(t *testing.T) {
+	env := newEnv(t)
+	writeFiles(t, env.Dir, map[string]string{".gitignore": "*.gen.go\n", "pkg/a.go": "", "pkg/a.gen.go": ""})
+	res := run(t, NewGlob(), env, GlobInput{Pattern: "pkg/*.go"})
+	if diff := cmp.Diff(filepath.Join(env.Dir, "pkg", "a.go")+"\n", res.Content); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestGlobCap(t *testing.T) {
+	env := newEnv(t)
+	files := map[string]string{}
+	for i := range globMaxResults + 5 {
+		files[fmt.Sprintf("d%d/f%04d.txt", i%10, i)] = ""
+	}
+	writeFiles(t, env.Dir, files)
+	res := run(t, NewGlob(), env, GlobInput{Pattern: "**/*.txt"})
+	lines := strings.Split(strings.TrimSuffix(res.Content, "\n"), "\n")
+	if len(lines) != globMaxResults+1 {
+		t.Fatalf("got %d lines, want %d paths and a note", len(lines), globMaxResults)
+	}
+	check(t, res, env.Dir, false, "Results are truncated: showing the 1000 most recently modified of 1005 files")
+}

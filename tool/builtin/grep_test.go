@@ -1,0 +1,268 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/novacode/nova/tool"
+)
+
+// grepBackends returns the back-ends to test: the Go one always, ripgrep
+// when it is installed.
+func grepBackends(t *testing.T) map[string]grepBackend {
+	b := map[string]grepBackend{"go": goSearch}
+	if rg, err := exec.LookPath("rg"); err == nil {
+		b["rg"] = func(ctx context.Context, q *grepQuery) ([]grepFile, error) { return rgSearch(ctx, rg, q) }
+	} else {
+		t.Log("rg is not installed; testing the Go back-end only")
+	}
+	return b
+}
+
+// grepFixture builds a small project. Modification times run in the order
+// of the mtimes list, so files_with_matches output is deterministic.
+func grepFixture(t *testing.T) *tool.Env {
+	env := newEnv(t)
+	writeFiles(t, env.Dir, map[string]string{
+		".gitignore":       "ignored/\n*.log\n",
+		"main.go":          "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"Hello, world\")\n}\n\nfunc helper() int {\n\treturn 42\n}\n",
+		"lib/lib.go":       "package lib\n\n// Hello greets.\nfunc Hello() string {\n\treturn \"hello\"\n}\n",
+		"lib/lib_test.go":  "package lib\n\nfunc TestHello(t *testing.T) {\n\tif Hello() != \"hello\" {\n\t\tt.Fatal()\n\t}\n}\n",
+		"lib/.gitignore":   "generated.go\n",
+		"lib/generated.go": "package lib // Hello generated\n",
+		"docs/guide.md":    "# Guide\n\nSay hello.\nThen say HELLO louder.\n",
+		"notes.txt":        "first line\r\nhello from windows\r\nlast line\r\n",
+		".hidden/h.txt":    "hello hidden\n",
+		"ignored/x.go":     "package x // Hello\n",
+		"debug.log":        "Hello log\n",
+		"data.bin":         "Hello\x00binary\n",
+		".git/config":      "Hello git\n",
+		"long.txt":         strings.Repeat("a", 600) + "hello" + strings.Repeat("z", 600) + "\n" + strings.Repeat("é", 300) + "\n",
+	})
+	setMtimes(t, env.Dir, "long.txt", ".hidden/h.txt", "notes.txt", "docs/guide.md", "lib/lib_test.go", "lib/lib.go", "main.go")
+	return env
+}
+
+func TestGrep(t *testing.T) {
+	no := false
+	tests := []struct {
+		name  string
+		input GrepInput
+	}{
+		{"files default", GrepInput{Pattern: "Hello"}},
+		{"files ignore case", GrepInput{Pattern: "hello", IgnoreCase: true}},
+		{"files glob", GrepInput{Pattern: "hello", IgnoreCase: true, Glob: "*.go"}},
+		{"files glob list", GrepInput{Pattern: "hello", IgnoreCase: true, Glob: "*.md, *.txt"}},
+		{"files glob braces", GrepInput{Pattern: "hello", IgnoreCase: true, Glob: "*.{md,txt}"}},
+		{"files glob path", GrepInput{Pattern: "hello", IgnoreCase: true, Glob: "lib/*.go"}},
+		{"files glob exclude", GrepInput{Pattern: "hello", IgnoreCase: true, Glob: "!*_test.go !*.txt"}},
+		{"files glob beats gitignore", GrepInput{Pattern: "Hello", Glob: "*.log"}},
+		{"files type", GrepInput{Pattern: "hello", IgnoreCase: true, Type: "go"}},
+		{"files type and glob exclude", GrepInput{Pattern: "hello", IgnoreCase: true, Type: "go", Glob: "!lib_test.go"}},
+		{"files subdirectory", GrepInput{Pattern: "Hello", Path: "lib"}},
+		{"files one file", GrepInput{Pattern: "hello", Path: "docs/guide.md"}},
+		{"files head limit", GrepInput{Pattern: "hello", IgnoreCase: true, HeadLimit: 2}},
+		{"files no match", GrepInput{Pattern: "nowhere to be found"}},
+		{"content", GrepInput{Pattern: "[Hh]ello", OutputMode: "content"}},
+		{"content no line numbers", GrepInput{Pattern: "[Hh]ello", OutputMode: "content", LineNumbers: &no}},
+		{"content context", GrepInput{Pattern: "func", OutputMode: "content", Context: 1, Type: "go"}},
+		{"content before after", GrepInput{Pattern: "return", OutputMode: "content", Before: 2, After: 1}},
+		{"content adjacent groups merge", GrepInput{Pattern: "^func|^\\}", OutputMode: "content", After: 1, Path: "main.go"}},
+		{"content anchors", GrepInput{Pattern: "^\\tfmt\\.Println\\(.*\\)$", OutputMode: "content"}},
+		{"content CRLF", GrepInput{Pattern: "windows", OutputMode: "content"}},
+		{"content long line", GrepInput{Pattern: "hello", OutputMode: "content", Path: "long.txt"}},
+		{"content long line no match", GrepInput{Pattern: "é$", OutputMode: "content", Path: "long.txt"}},
+		{"content head limit", GrepInput{Pattern: "hello", IgnoreCase: true, OutputMode: "content", HeadLimit: 3}},
+		{"content multiline", GrepInput{Pattern: "func main\\(\\) \\{\\n\\s+fmt", OutputMode: "content", Multiline: true}},
+		{"content multiline dotall", GrepInput{Pattern: "Hello\\(\\).*?return", OutputMode: "content", Multiline: true}},
+		{"content multiline context", GrepInput{Pattern: "Guide\\n\\nSay", OutputMode: "content", Multiline: true, After: 1}},
+		{"content no match", GrepInput{Pattern: "nowhere", OutputMode: "content"}},
+		{"count", GrepInput{Pattern: "hello", IgnoreCase: true, OutputMode: "count"}},
+		{"count multiline", GrepInput{Pattern: "\\{\\n", OutputMode: "count", Multiline: true}},
+		{"count head limit", GrepInput{Pattern: "hello", IgnoreCase: true, OutputMode: "count", HeadLimit: 1}},
+		{"files multiline", GrepInput{Pattern: "Hello\\(\\) string \\{\\n", Multiline: true}},
+	}
+	env := grepFixture(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			goldenName := "grep/" + strings.ReplaceAll(tt.name, " ", "_")
+			for name, backend := range grepBackends(t) {
+				t.Run(name, func(t *testing.T) {
+					if *update && name != "go" {
+						t.Skip("golden files are written from the Go back-end; the others are compared with them")
+					}
+					res := run(t, newGrep(backend), env, tt.input)
+					if res.IsError {
+						t.Fatalf("error: %s", res.Content)
+					}
+					golden(t, goldenName, env.Dir, res.Content)
+				})
+			}
+		})
+	}
+}
+
+func TestGrepErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		input GrepInput
+		want  string
+	}{
+		{"invalid regex", GrepInput{Pattern: "func (", OutputMode: "content"}, "Invalid regex pattern \"func (\": missing closing )"},
+		{"lookahead", GrepInput{Pattern: "foo(?=bar)"}, "Invalid regex pattern"},
+		{"newline without multiline", GrepInput{Pattern: "a\\nb"}, "Set multiline: true"},
+		{"missing path", GrepInput{Pattern: "x", Path: "lib/nope.go"}, "Path does not exist: $DIR/lib/nope.go"},
+		{"invalid glob", GrepInput{Pattern: "x", Glob: "[a"}, "Invalid glob \"[a\""},
+		{"negative context", GrepInput{Pattern: "x", Context: -1}, "must not be negative"},
+		{"empty pattern", GrepInput{Pattern: ""}, "pattern is empty"},
+	}
+	env := grepFixture(t)
+	for _, tt := range tests {
+		for name, backend := range grepBackends(t) {
+			t.Run(tt.name+"/"+name, func(t *testing.T) {
+				check(t, run(t, newGrep(backend), env, tt.input), env.Dir, true, tt.want)
+			})
+		}
+	}
+	// Unknown types: each back-end knows its own list.
+	for name, backend := range grepBackends(t) {
+		t.Run("unknown type/"+name, func(t *testing.T) {
+			check(t, run(t, newGrep(backend), env, GrepInput{Pattern: "x", Type: "nosuchtype"}), env.Dir, true, "nosuchtype")
+		})
+	}
+}
+
+func TestGrepInvalidOutputMode(t *testing.T) {
+	env := grepFixture(t)
+	check(t, run(t, NewGrep(), env, map[string]any{"pattern": "x", "output_mode": "lines"}), env.Dir, true, "output_mode")
+}
+
+// TestGrepNullArguments: models often send null for arguments they leave
+// out.
+func TestGrepNullArguments(t *testing.T) {
+	env := grepFixture(t)
+	res := run(t, newGrep(goSearch), env, map[string]any{"pattern": "Hello", "path": nil, "glob": nil, "-A": nil, "head_limit": nil})
+	check(t, res, env.Dir, false, "Found 3 files")
+}
+
+// TestGrepAutoBackend checks the choice of back-end by PATH.
+func TestGrepAutoBackend(t *testing.T) {
+	env := grepFixture(t)
+	old := rgLookPath
+	defer func() { rgLookPath = old }()
+	rgLookPath = func() (string, error) { return "", errors.New("not found") }
+	check(t, run(t, NewGrep(), env, GrepInput{Pattern: "Hello"}), env.Dir, false, "Found 3 files")
+	rgLookPath = func() (string, error) { return "/nonexistent/rg", nil }
+	if _, err := NewGrep().Run(context.Background(), env, []byte(`{"pattern":"x"}`)); err == nil {
+		t.Error("a broken rg should be a host error")
+	}
+}
+
+func TestGrepCancel(t *testing.T) {
+	env := grepFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, backend := range grepBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			check(t, runCtx(ctx, t, newGrep(backend), env, GrepInput{Pattern: "x"}), env.Dir, true, "cancelled")
+		})
+	}
+}
+
+// TestGrepRepository checks .gitignore handling inside a git work tree:
+// searching a subdirectory applies the .gitignore files above it and
+// .git/info/exclude, on both back-ends.
+func TestGrepRepository(t *testing.T) {
+	env := newEnv(t)
+	writeFiles(t, env.Dir, map[string]string{
+		".git/info/exclude": "*.local\n",
+		".gitignore":        "*.gen\n",
+		"sub/a.txt":         "needle\n",
+		"sub/b.gen":         "needle\n",
+		"sub/c.local":       "needle\n",
+	})
+	for name, backend := range grepBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			res := run(t, newGrep(backend), env, GrepInput{Pattern: "needle", Path: "sub", OutputMode: "count"})
+			want := fmt.Sprintf("%s:1\n\nFound 1 matching line across 1 file.\n", filepath.Join(env.Dir, "sub", "a.txt"))
+			if diff := cmp.Diff(want, res.Content); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLineMatches(t *testing.T) {
+	tests := []struct {
+		pattern string
+		data    string
+		want    []int
+	}{
+		{"b", "a\nb\nc\nb", []int{2, 4}},
+		{"^b", "ab\nb\n", []int{2}},
+		{"a$", "a\nba\nab\n", []int{1, 2}},
+		{"x*", "a\n\nb\n", []int{1, 2, 3}}, // empty matches, but no line after the last newline
+		{"a\\sb", "a\nb\na b\n", []int{3}}, // a match across lines is not a line match
+		{"[^x]+c", "ab\nc\n", nil},
+		{"o", "foo", []int{1}},
+	}
+	for _, tt := range tests {
+		q := &grepQuery{pattern: tt.pattern}
+		re, err := compileGrep(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, lineMatches(re, []byte(tt.data), false)); diff != "" {
+			t.Errorf("lineMatches(%q, %q) (-want +got):\n%s", tt.pattern, tt.data, diff)
+		}
+	}
+}
+
+// BenchmarkGoGrep measures the Go back-end over a generated tree of 2,000
+// files of 100 lines each.
+func BenchmarkGoGrep(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 2000 {
+		var sb strings.Builder
+		for l := range 100 {
+			fmt.Fprintf(&sb, "line %d of file %d: the quick brown fox jumps over the lazy dog\n", l, i)
+		}
+		if i%50 == 0 {
+			sb.WriteString("func needleFunction() {}\n")
+		}
+		p := filepath.Join(dir, fmt.Sprintf("pkg%02d", i%40), fmt.Sprintf("sub%d", i%3), fmt.Sprintf("file%04d.go", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, mode := range []string{modeFiles, modeContent, modeCount} {
+		b.Run(mode, func(b *testing.B) {
+			q := &grepQuery{pattern: `needle\w+`, root: dir, mode: mode}
+			for b.Loop() {
+				files, err := goSearch(context.Background(), q)
+				if err != nil || len(files) != 40 {
+					b.Fatalf("got %d files, %v", len(files), err)
+				}
+			}
+		})
+	}
+	b.Run("common-word", func(b *testing.B) {
+		q := &grepQuery{pattern: `lazy`, root: dir, mode: modeCount}
+		for b.Loop() {
+			if _, err := goSearch(context.Background(), q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

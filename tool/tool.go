@@ -1,0 +1,157 @@
+// Package tool defines what a tool is to the agent loop: a name, a JSON
+// Schema generated from a typed Go input struct, a concurrency-safety flag and
+// a Run method. It also holds the registry that presents tools to models in
+// both schema dialects, and the per-session state tools share (the files the
+// model has read).
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Tool is one capability the model may call.
+type Tool interface {
+	Name() string
+	Description() string
+	// Schema is the JSON Schema of the input object.
+	Schema() json.RawMessage
+	// ConcurrencySafe reports whether the tool may run alongside other
+	// concurrency-safe tools (read-only tools are).
+	ConcurrencySafe() bool
+	// Run executes one call. A mistake by the model (bad input, missing file)
+	// is a Result with IsError set, not a Go error; a Go error is reserved for
+	// failures of the host, and the executor turns it into an error result too.
+	Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error)
+}
+
+// Result is what a tool call returns to the model.
+type Result struct {
+	Content string
+	IsError bool
+}
+
+// Errorf builds an error Result for the model.
+func Errorf(format string, args ...any) Result {
+	return Result{Content: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Env is what a running tool may know about its surroundings.
+type Env struct {
+	// Dir is the workspace: relative paths resolve against it.
+	Dir string
+	// Files tracks what the model has read, so edits can refuse stale files.
+	Files *FileState
+}
+
+// Abs resolves p against the workspace.
+func (e *Env) Abs(p string) string { return absPath(e.Dir, p) }
+
+// Typed is a Tool whose input is decoded into In and validated against the
+// schema generated from In before Fn sees it.
+type Typed[In any] struct {
+	ToolName string
+	Desc     string
+	Safe     bool
+	Fn       func(ctx context.Context, env *Env, in In) (Result, error)
+
+	schema   json.RawMessage
+	resolved *jsonschema.Resolved
+	required map[string]bool
+}
+
+// New builds a typed tool. The schema comes from In's fields: json tags give
+// the names, fields without omitempty are required, `jsonschema:"…"` tags give
+// descriptions. enums may add enum constraints by property name.
+func New[In any](name, desc string, safe bool, enums map[string][]any, fn func(ctx context.Context, env *Env, in In) (Result, error)) *Typed[In] {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: schema for %T: %v", name, *new(In), err))
+	}
+	normalizeSchema(s)
+	for prop, values := range enums {
+		p, ok := s.Properties[prop]
+		if !ok {
+			panic(fmt.Sprintf("tool %s: enum for unknown property %q", name, prop))
+		}
+		p.Enum = values
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: marshal schema: %v", name, err))
+	}
+	res, err := s.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: resolve schema: %v", name, err))
+	}
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	return &Typed[In]{ToolName: name, Desc: desc, Safe: safe, Fn: fn, schema: raw, resolved: res, required: required}
+}
+
+// normalizeSchema makes the generated schema acceptable to every provider:
+// optional slices and maps become plain arrays/objects instead of
+// ["null","array"], and objects reject unknown properties so typos surface.
+func normalizeSchema(s *jsonschema.Schema) {
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		normalizeSchema(p)
+	}
+	if s.Items != nil {
+		normalizeSchema(s.Items)
+	}
+}
+
+func (t *Typed[In]) Name() string            { return t.ToolName }
+func (t *Typed[In]) Description() string     { return t.Desc }
+func (t *Typed[In]) Schema() json.RawMessage { return t.schema }
+func (t *Typed[In]) ConcurrencySafe() bool   { return t.Safe }
+
+// Run validates input, decodes it into In and calls Fn.
+func (t *Typed[In]) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
+	if len(strings.TrimSpace(string(input))) == 0 {
+		input = json.RawMessage("{}")
+	}
+	var generic any
+	var err error
+	if err = json.Unmarshal(input, &generic); err != nil {
+		return Errorf("Invalid input for %s: arguments are not valid JSON (%v). Send a JSON object matching the tool's schema.", t.ToolName, err), nil
+	}
+	// Models often send null for an optional argument they mean to leave
+	// out (OpenAI's strict mode even requires every property to be
+	// present). Treat that as absent rather than failing validation.
+	if obj, ok := generic.(map[string]any); ok {
+		dropped := false
+		for k, v := range obj {
+			if v == nil && !t.required[k] {
+				delete(obj, k)
+				dropped = true
+			}
+		}
+		if dropped {
+			if input, err = json.Marshal(obj); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	if err := t.resolved.Validate(generic); err != nil {
+		return Errorf("Invalid input for %s: %v. Fix the arguments and call the tool again.", t.ToolName, err), nil
+	}
+	var in In
+	if err := json.Unmarshal(input, &in); err != nil {
+		return Errorf("Invalid input for %s: %v", t.ToolName, err), nil
+	}
+	return t.Fn(ctx, env, in)
+}
+
+// InputType is In's reflect type; useful for documentation and tests.
+func (t *Typed[In]) InputType() reflect.Type { return reflect.TypeFor[In]() }
