@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/goleak"
 
 	"github.com/novacode/nova/agent"
 	"github.com/novacode/nova/event"
+	"github.com/novacode/nova/event/eventtest"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/permission"
 	"github.com/novacode/nova/tool"
@@ -167,32 +167,11 @@ func checkHistory(t *testing.T, conv *agent.Conversation) {
 	}
 }
 
-var eventSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(event.Schema))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("event.schema.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("event.schema.json")
-})
-
 // validateEvent checks a real emitted event against the published schema.
 func validateEvent(t *testing.T, e event.Event) {
 	t.Helper()
-	s, err := eventSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := event.Marshal(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err := s.Validate(v); err != nil {
-		t.Errorf("emitted %s does not match the schema: %v\n%s", e.Type(), err, b)
+	if err := eventtest.Validate(e); err != nil {
+		t.Error(err)
 	}
 }
 

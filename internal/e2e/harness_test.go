@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/goleak"
 
 	"github.com/novacode/nova/event"
+	"github.com/novacode/nova/event/eventtest"
 	"github.com/novacode/nova/internal/printmode"
 	"github.com/novacode/nova/llm/llmtest"
 )
@@ -116,7 +116,6 @@ func parseRun(t *testing.T, stdout []byte, stderr string, code int) *run {
 	r := &run{Stderr: stderr, Code: code}
 	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	schema := eventSchema(t)
 	for sc.Scan() {
 		line := sc.Text()
 		var m map[string]any
@@ -129,8 +128,7 @@ func parseRun(t *testing.T, stdout []byte, stderr string, code int) *run {
 			continue
 		}
 		r.Events = append(r.Events, m["type"].(string))
-		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(line))
-		if err := schema.Validate(v); err != nil {
+		if err := eventtest.ValidateJSON([]byte(line)); err != nil {
 			t.Errorf("event does not match event.schema.json: %v\n%s", err, line)
 		}
 	}
@@ -145,23 +143,6 @@ func parseRun(t *testing.T, stdout []byte, stderr string, code int) *run {
 		t.Fatalf("events do not end with loop_complete: %v", r.Events)
 	}
 	return r
-}
-
-func eventSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(event.Schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("event.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("event.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // toolResults returns, per request, the tool_result blocks it carried.

@@ -56,7 +56,8 @@ func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, err
 	}
 	timeout := bashDefaultTimeout
 	if in.Timeout > 0 {
-		timeout = min(time.Duration(in.Timeout)*time.Millisecond, bashMaxTimeout)
+		// Clamp before converting: a huge value would overflow Duration.
+		timeout = time.Duration(min(in.Timeout, int(bashMaxTimeout.Milliseconds()))) * time.Millisecond
 	}
 
 	shell := "bash"

@@ -15,16 +15,20 @@ import (
 	"github.com/novacode/nova/tool"
 )
 
-// grepBackends returns the back-ends to test: the Go one always, ripgrep
-// when it is installed.
-func grepBackends(t *testing.T) map[string]grepBackend {
-	b := map[string]grepBackend{"go": goSearch}
-	if rg, err := exec.LookPath("rg"); err == nil {
-		b["rg"] = func(ctx context.Context, q *grepQuery) ([]grepFile, error) { return rgSearch(ctx, rg, q) }
-	} else {
-		t.Log("rg is not installed; testing the Go back-end only")
-	}
-	return b
+// grepBackends are the back-ends every Grep test runs on. The ripgrep one
+// skips where rg is not installed.
+var grepBackends = []struct {
+	name string
+	run  func(t *testing.T) grepBackend
+}{
+	{"go", func(*testing.T) grepBackend { return goSearch }},
+	{"rg", func(t *testing.T) grepBackend {
+		rg, err := exec.LookPath("rg")
+		if err != nil {
+			t.Skip("ripgrep (rg) is not installed")
+		}
+		return func(ctx context.Context, q *grepQuery) ([]grepFile, error) { return rgSearch(ctx, rg, q) }
+	}},
 }
 
 // grepFixture builds a small project. Modification times run in the order
@@ -94,12 +98,12 @@ func TestGrep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			goldenName := "grep/" + strings.ReplaceAll(tt.name, " ", "_")
-			for name, backend := range grepBackends(t) {
-				t.Run(name, func(t *testing.T) {
-					if *update && name != "go" {
+			for _, b := range grepBackends {
+				t.Run(b.name, func(t *testing.T) {
+					if *update && b.name != "go" {
 						t.Skip("golden files are written from the Go back-end; the others are compared with them")
 					}
-					res := run(t, newGrep(backend), env, tt.input)
+					res := run(t, newGrep(b.run(t)), env, tt.input)
 					if res.IsError {
 						t.Fatalf("error: %s", res.Content)
 					}
@@ -126,16 +130,16 @@ func TestGrepErrors(t *testing.T) {
 	}
 	env := grepFixture(t)
 	for _, tt := range tests {
-		for name, backend := range grepBackends(t) {
-			t.Run(tt.name+"/"+name, func(t *testing.T) {
-				check(t, run(t, newGrep(backend), env, tt.input), env.Dir, true, tt.want)
+		for _, b := range grepBackends {
+			t.Run(tt.name+"/"+b.name, func(t *testing.T) {
+				check(t, run(t, newGrep(b.run(t)), env, tt.input), env.Dir, true, tt.want)
 			})
 		}
 	}
 	// Unknown types: each back-end knows its own list.
-	for name, backend := range grepBackends(t) {
-		t.Run("unknown type/"+name, func(t *testing.T) {
-			check(t, run(t, newGrep(backend), env, GrepInput{Pattern: "x", Type: "nosuchtype"}), env.Dir, true, "nosuchtype")
+	for _, b := range grepBackends {
+		t.Run("unknown type/"+b.name, func(t *testing.T) {
+			check(t, run(t, newGrep(b.run(t)), env, GrepInput{Pattern: "x", Type: "nosuchtype"}), env.Dir, true, "nosuchtype")
 		})
 	}
 }
@@ -170,9 +174,9 @@ func TestGrepCancel(t *testing.T) {
 	env := grepFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for name, backend := range grepBackends(t) {
-		t.Run(name, func(t *testing.T) {
-			check(t, runCtx(ctx, t, newGrep(backend), env, GrepInput{Pattern: "x"}), env.Dir, true, "cancelled")
+	for _, b := range grepBackends {
+		t.Run(b.name, func(t *testing.T) {
+			check(t, runCtx(ctx, t, newGrep(b.run(t)), env, GrepInput{Pattern: "x"}), env.Dir, true, "cancelled")
 		})
 	}
 }
@@ -189,9 +193,9 @@ func TestGrepRepository(t *testing.T) {
 		"sub/b.gen":         "needle\n",
 		"sub/c.local":       "needle\n",
 	})
-	for name, backend := range grepBackends(t) {
-		t.Run(name, func(t *testing.T) {
-			res := run(t, newGrep(backend), env, GrepInput{Pattern: "needle", Path: "sub", OutputMode: "count"})
+	for _, b := range grepBackends {
+		t.Run(b.name, func(t *testing.T) {
+			res := run(t, newGrep(b.run(t)), env, GrepInput{Pattern: "needle", Path: "sub", OutputMode: "count"})
 			want := fmt.Sprintf("%s:1\n\nFound 1 matching line across 1 file.\n", filepath.Join(env.Dir, "sub", "a.txt"))
 			if diff := cmp.Diff(want, res.Content); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

@@ -1,0 +1,68 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestLookupModel(t *testing.T) {
+	tests := []struct {
+		model     string
+		found     bool
+		window    int
+		maxOutput int
+	}{
+		{"claude-sonnet-4-20250514", true, 200_000, 64_000},
+		{"claude-sonnet-4-5-20250929", true, 200_000, 64_000},
+		{"claude-opus-4-1", true, 200_000, 32_000},
+		{"gpt-4o-mini-2024-07-18", true, 128_000, 16_384},
+		{"my-local-llama", false, DefaultModelInfo.ContextWindow, DefaultModelInfo.MaxOutputTokens},
+	}
+	for _, tc := range tests {
+		m, found := LookupModel(tc.model)
+		if found != tc.found || m.ContextWindow != tc.window || m.MaxOutputTokens != tc.maxOutput {
+			t.Errorf("LookupModel(%q) = %+v, %v", tc.model, m, found)
+		}
+	}
+	// Longest prefix wins: gpt-4o-mini is not priced as gpt-4o.
+	mini, _ := LookupModel("gpt-4o-mini")
+	full, _ := LookupModel("gpt-4o")
+	if mini.InputPrice >= full.InputPrice {
+		t.Error("gpt-4o-mini resolved to gpt-4o prices")
+	}
+}
+
+func TestCost(t *testing.T) {
+	m, _ := LookupModel("claude-sonnet-4-5")
+	u := Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000, CacheReadTokens: 1_000_000, CacheWriteTokens: 1_000_000}
+	if got, want := m.Cost(u), 3+15+0.3+3.75; fmt.Sprintf("%.4f", got) != fmt.Sprintf("%.4f", want) {
+		t.Fatalf("cost = %v, want %v", got, want)
+	}
+	if u.PromptTokens() != 3_000_000 {
+		t.Fatalf("prompt tokens = %d", u.PromptTokens())
+	}
+}
+
+func TestErrorClassification(t *testing.T) {
+	err := fmt.Errorf("stream: %w", &Error{Kind: ErrOverloaded, StatusCode: 529, Message: "busy"})
+	if !IsRetryable(err) {
+		t.Error("overloaded not retryable")
+	}
+	if IsRetryable(&Error{Kind: ErrAuth}) || IsRetryable(errors.New("x")) {
+		t.Error("auth or plain error retryable")
+	}
+	if got := (&Error{Kind: ErrRateLimit, StatusCode: 429, Message: "slow down"}).Error(); got != "model call failed (rate_limit, HTTP 429): slow down" {
+		t.Errorf("message = %q", got)
+	}
+}
+
+func TestMessageHelpers(t *testing.T) {
+	m := Message{Role: RoleAssistant, Content: []Block{
+		{Type: BlockThinking, Text: "hidden"}, {Type: BlockText, Text: "a"},
+		{Type: BlockToolUse, ToolUseID: "1"}, {Type: BlockText, Text: "b"},
+	}}
+	if m.Text() != "ab" || len(m.ToolCalls()) != 1 {
+		t.Fatalf("Text %q calls %d", m.Text(), len(m.ToolCalls()))
+	}
+}
