@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/novacode/nova/internal/iostreams"
@@ -35,7 +36,16 @@ func Main() int {
 }
 
 // Run executes nova with args on ios; tests call it directly.
-func Run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
+func Run(ctx context.Context, ios *iostreams.IOStreams, args []string) (code int) {
+	defer func() {
+		// A bug must not reach the user as a goroutine dump: say what
+		// happened and how to report it. (Tool panics never get here; the
+		// executor turns them into results.)
+		if p := recover(); p != nil {
+			fmt.Fprintf(ios.ErrOut, "nova: internal error: %v\nThis is a bug in NovaCode; please report it with the command you ran.\n%s", p, debug.Stack())
+			code = 2
+		}
+	}()
 	cmd := NewCmdRoot(ios, nil)
 	cmd.SetArgs(args)
 	cmd.SetIn(ios.In)

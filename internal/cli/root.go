@@ -107,11 +107,11 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	prompt := opts.Prompt
 	if !opts.IO.StdinIsTTY {
 		// Piped input is part of the prompt, as in `git diff | nova -p "review"`.
-		b, err := io.ReadAll(io.LimitReader(opts.IO.In, 10<<20))
+		piped, err := readPiped(opts.IO.In, prompt != "", stdinGrace)
 		if err != nil {
-			return fmt.Errorf("read prompt from standard input: %w", err)
+			return err
 		}
-		if s := strings.TrimSpace(string(b)); s != "" {
+		if s := strings.TrimSpace(piped); s != "" {
 			prompt = strings.TrimSpace(prompt + "\n\n" + s)
 		}
 	}
@@ -164,6 +164,52 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		return exitError{code}
 	}
 	return nil
+}
+
+// stdinGrace is how long a run that already has a prompt waits for piped
+// input to start: a caller that leaves an idle pipe as standard input (some
+// CI runners and editors do) must not hang the run.
+const stdinGrace = 2 * time.Second
+
+// readPiped reads piped standard input (at most 10 MiB). When optional is
+// set and nothing, not even end-of-file, arrives within grace, it gives up
+// and returns "". The reading goroutine then stays blocked on the idle pipe
+// until the process exits; nothing else can unblock a read on it.
+func readPiped(in io.Reader, optional bool, grace time.Duration) (string, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	first := make(chan struct{})
+	go func() {
+		var buf strings.Builder
+		one := make([]byte, 1)
+		n, err := in.Read(one)
+		close(first)
+		buf.Write(one[:n])
+		if err == nil {
+			var rest []byte
+			rest, err = io.ReadAll(io.LimitReader(in, 10<<20))
+			buf.Write(rest)
+		}
+		if err == io.EOF {
+			err = nil
+		}
+		done <- result{[]byte(buf.String()), err}
+	}()
+	if optional {
+		select {
+		case <-first:
+		case <-time.After(grace):
+			return "", nil
+		}
+	}
+	r := <-done
+	if r.err != nil {
+		return "", fmt.Errorf("read prompt from standard input: %w", r.err)
+	}
+	return string(r.b), nil
 }
 
 func workspace(cwd string) (string, error) {

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -100,4 +102,20 @@ func TestUserErrorsAreOneLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestReadPiped(t *testing.T) {
+	got, err := readPiped(strings.NewReader("diff --git a b\n"), true, time.Second)
+	if err != nil || got != "diff --git a b\n" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	// An idle pipe does not hang a run that has a prompt.
+	r, w := io.Pipe()
+	defer w.Close()
+	start := time.Now()
+	got, err = readPiped(r, true, 50*time.Millisecond)
+	if err != nil || got != "" || time.Since(start) > 5*time.Second {
+		t.Fatalf("got %q, %v after %v", got, err, time.Since(start))
+	}
+	w.Close() // unblocks the abandoned reader so the test leaks nothing
 }
