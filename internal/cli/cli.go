@@ -42,7 +42,10 @@ func Run(ctx context.Context, ios *iostreams.IOStreams, args []string) (code int
 		// happened and how to report it. (Tool panics never get here; the
 		// executor turns them into results.)
 		if p := recover(); p != nil {
-			fmt.Fprintf(ios.ErrOut, "nova: internal error: %v\nThis is a bug in NovaCode; please report it with the command you ran.\n%s", p, debug.Stack())
+			fmt.Fprintf(ios.ErrOut, "nova: internal error: %v\nThis is a bug in NovaCode; please report it with the command you ran (NOVA_DEBUG=1 adds a stack trace).\n", p)
+			if os.Getenv("NOVA_DEBUG") != "" {
+				ios.ErrOut.Write(debug.Stack())
+			}
 			code = 2
 		}
 	}()
