@@ -154,14 +154,17 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 		case llm.ThinkingDelta:
 			switch {
 			case e.Redacted != "":
-				asst.Content = append(asst.Content, llm.Block{Type: llm.BlockRedactedThinking, Data: e.Redacted})
+				asst.Content = append(asst.Content, llm.Block{Type: llm.BlockRedactedThinking, Data: e.Redacted, Origin: e.Origin})
 				lastKind, lastIdx = llm.BlockRedactedThinking, e.Index
 			case lastKind == llm.BlockThinking && lastIdx == e.Index:
 				b := &asst.Content[len(asst.Content)-1]
 				b.Text += e.Text
 				b.Signature += e.Signature
+				if e.ItemID != "" {
+					b.ItemID = e.ItemID
+				}
 			default:
-				asst.Content = append(asst.Content, llm.Block{Type: llm.BlockThinking, Text: e.Text, Signature: e.Signature})
+				asst.Content = append(asst.Content, llm.Block{Type: llm.BlockThinking, Text: e.Text, Signature: e.Signature, ItemID: e.ItemID, Origin: e.Origin})
 				lastKind, lastIdx = llm.BlockThinking, e.Index
 			}
 			if e.Text != "" {

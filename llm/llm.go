@@ -49,8 +49,18 @@ type Block struct {
 
 	// Text for BlockText; the thinking text for BlockThinking.
 	Text string `json:"text,omitempty"`
-	// Signature authenticates a thinking block; it must be sent back verbatim.
+	// Signature authenticates a thinking block (Anthropic) or carries a
+	// reasoning item's encrypted content (OpenAI Responses); it must be sent
+	// back verbatim, and only to the protocol named by Origin.
 	Signature string `json:"signature,omitempty"`
+	// Origin names the protocol that produced a thinking block ("anthropic",
+	// "openai-responses", "openai-chat"). Signatures and encrypted reasoning
+	// are only valid there: an adapter sends a foreign thinking block as plain
+	// context or drops it, so a conversation can switch provider.
+	Origin string `json:"origin,omitempty"`
+	// ItemID is the provider's id for the item (a Responses reasoning item's
+	// "rs_…"), needed to send it back.
+	ItemID string `json:"item_id,omitempty"`
 	// Data is the opaque payload of BlockRedactedThinking, or the base64 image
 	// bytes of BlockImage.
 	Data string `json:"data,omitempty"`
@@ -109,11 +119,25 @@ type ToolSpec struct {
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
-// Thinking configures extended thinking. A nil *Thinking leaves it off.
+// Thinking configures extended thinking / reasoning. A nil *Thinking leaves
+// it off (or at the provider's default for models that always reason).
 type Thinking struct {
-	// BudgetTokens is an explicit budget; 0 lets adaptive models choose.
+	// BudgetTokens is an explicit budget for models that take one; 0 lets
+	// models that choose their own (ModelInfo.AdaptiveThinking) do so, and
+	// gives the others a default budget. Adapters keep it at or above the
+	// API minimum and below the output limit.
 	BudgetTokens int `json:"budget_tokens,omitempty"`
+	// Effort is "low", "medium" or "high" ("" = provider default): OpenAI's
+	// reasoning effort, Anthropic's effort for adaptive models.
+	Effort string `json:"effort,omitempty"`
 }
+
+// Protocol origins for Block.Origin and ThinkingDelta.Origin.
+const (
+	OriginAnthropic       = "anthropic"
+	OriginOpenAIResponses = "openai-responses"
+	OriginOpenAIChat      = "openai-chat"
+)
 
 // Request is one model call. The loop builds it; adapters translate it.
 type Request struct {

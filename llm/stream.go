@@ -14,14 +14,19 @@ type TextDelta struct {
 	Text  string
 }
 
-// ThinkingDelta is a piece of reasoning. Signature (Anthropic) arrives once,
-// at the end of its block; Redacted carries a redacted_thinking block's opaque
-// data, which must be sent back verbatim.
+// ThinkingDelta is a piece of reasoning. Signature (Anthropic's signature,
+// or a Responses reasoning item's encrypted content) arrives once, usually at
+// the end of its block; Redacted carries a redacted_thinking block's opaque
+// data, which must be sent back verbatim. ItemID is the provider's item id
+// (Responses "rs_…"); Origin is the protocol (llm.Origin…), set on every
+// delta so the loop can label the block it assembles.
 type ThinkingDelta struct {
 	Index     int
 	Text      string
 	Signature string
 	Redacted  string
+	ItemID    string
+	Origin    string
 }
 
 // ToolCallStart announces a tool call whose arguments are about to stream.

@@ -127,10 +127,19 @@ func contentBlocks(in []llm.Block) ([]anthropic.ContentBlockParamUnion, error) {
 			}
 			out = append(out, anthropic.ContentBlockParamUnion{OfText: &anthropic.TextBlockParam{Text: b.Text}})
 		case llm.BlockThinking:
+			if foreign(b) || b.Signature == "" {
+				// Reasoning from another protocol, or cut before its
+				// signature arrived: the API would reject it, and it is
+				// only context, so it is left out.
+				continue
+			}
 			out = append(out, anthropic.ContentBlockParamUnion{OfThinking: &anthropic.ThinkingBlockParam{
 				Thinking: b.Text, Signature: b.Signature,
 			}})
 		case llm.BlockRedactedThinking:
+			if foreign(b) {
+				continue
+			}
 			out = append(out, anthropic.ContentBlockParamUnion{OfRedactedThinking: &anthropic.RedactedThinkingBlockParam{
 				Data: b.Data,
 			}})
@@ -162,6 +171,12 @@ func contentBlocks(in []llm.Block) ([]anthropic.ContentBlockParamUnion, error) {
 		}
 	}
 	return out, nil
+}
+
+// foreign reports whether a thinking block came from another protocol. An
+// empty Origin is taken as ours (history written before origins existed).
+func foreign(b *llm.Block) bool {
+	return b.Origin != "" && b.Origin != llm.OriginAnthropic
 }
 
 // emptyObject is the input sent for a tool call whose recorded input is not a

@@ -69,10 +69,10 @@ func (n *normalizer) handle(ev *anthropic.MessageStreamEventUnion) (llm.StreamEv
 			}
 		case "thinking":
 			if cb.Thinking != "" || cb.Signature != "" {
-				return llm.ThinkingDelta{Index: idx, Text: cb.Thinking, Signature: cb.Signature}, false, nil
+				return llm.ThinkingDelta{Origin: llm.OriginAnthropic, Index: idx, Text: cb.Thinking, Signature: cb.Signature}, false, nil
 			}
 		case "redacted_thinking":
-			return llm.ThinkingDelta{Index: idx, Redacted: cb.Data}, false, nil
+			return llm.ThinkingDelta{Origin: llm.OriginAnthropic, Index: idx, Redacted: cb.Data}, false, nil
 		case "tool_use":
 			if n.tools == nil {
 				n.tools = make(map[int]*toolCall, 2)
@@ -102,11 +102,11 @@ func (n *normalizer) handle(ev *anthropic.MessageStreamEventUnion) (llm.StreamEv
 			}
 		case "thinking_delta":
 			if d.Thinking != "" {
-				return llm.ThinkingDelta{Index: idx, Text: d.Thinking}, false, nil
+				return llm.ThinkingDelta{Origin: llm.OriginAnthropic, Index: idx, Text: d.Thinking}, false, nil
 			}
 		case "signature_delta":
 			if d.Signature != "" {
-				return llm.ThinkingDelta{Index: idx, Signature: d.Signature}, false, nil
+				return llm.ThinkingDelta{Origin: llm.OriginAnthropic, Index: idx, Signature: d.Signature}, false, nil
 			}
 		case "input_json_delta":
 			tc := n.tools[idx]
