@@ -65,6 +65,13 @@ type Agent struct {
 
 	// MaxTurns ends the loop after that many model calls; 0 means no limit.
 	MaxTurns int
+	// ModelInfo overrides the catalog's entry for Model (limits, prices);
+	// nil means llm.LookupModel.
+	ModelInfo *llm.ModelInfo
+	// ContextWindow, if set, reports the resolved context window (it may
+	// wait for a lookup started elsewhere); nil means ModelInfo's.
+	ContextWindow func() int
+
 	// MaxTokens is the output limit per call; 0 picks one from the catalog.
 	MaxTokens int
 	Thinking  *llm.Thinking

@@ -46,6 +46,7 @@ type run struct {
 
 	maxTokens  int
 	recoveries int
+	window     int // resolved context window, 0 until first asked
 }
 
 // emit yields e unless the consumer has stopped. A consumer that stops
@@ -73,7 +74,11 @@ type callState struct {
 
 func (r *run) loop(ctx context.Context) {
 	a := r.a
-	r.model, _ = llm.LookupModel(a.Model)
+	if a.ModelInfo != nil {
+		r.model = *a.ModelInfo
+	} else {
+		r.model, _ = llm.LookupModel(a.Model)
+	}
 	r.maxTokens = a.MaxTokens
 	if r.maxTokens <= 0 {
 		r.maxTokens = min(r.model.MaxOutputTokens, 32_000)
@@ -215,7 +220,7 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 	r.emit(event.Usage{
 		Turn: r.turn, Model: firstNonEmpty(end.Model, a.Model),
 		Call: counts(end.Usage), Total: counts(r.total), CostUSD: r.cost,
-		ContextWindow: r.model.ContextWindow,
+		ContextWindow: r.contextWindow(),
 	})
 
 	extra := ""
@@ -525,6 +530,20 @@ func (r *run) complete(reason string, err error) {
 	}
 	r.emit(lc)
 	r.finished = true
+}
+
+// contextWindow asks a.ContextWindow once, on first use: by then the lookup
+// started beside the first model call has long finished.
+func (r *run) contextWindow() int {
+	if r.window == 0 {
+		r.window = r.model.ContextWindow
+		if r.a.ContextWindow != nil {
+			if w := r.a.ContextWindow(); w > 0 {
+				r.window = w
+			}
+		}
+	}
+	return r.window
 }
 
 func (r *run) finalText() string {

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -64,5 +65,44 @@ func TestMessageHelpers(t *testing.T) {
 	}}
 	if m.Text() != "ab" || len(m.ToolCalls()) != 1 {
 		t.Fatalf("Text %q calls %d", m.Text(), len(m.ToolCalls()))
+	}
+}
+
+type windowFunc func(ctx context.Context, model string) (int, error)
+
+func (f windowFunc) ContextWindow(ctx context.Context, model string) (int, error) {
+	return f(ctx, model)
+}
+
+func TestResolveContextWindow(t *testing.T) {
+	calls := 0
+	endpoint := windowFunc(func(ctx context.Context, model string) (int, error) {
+		calls++
+		if model == "local-qwen" {
+			return 32768, nil
+		}
+		return 0, errors.New("unreachable")
+	})
+	tests := []struct {
+		configured int
+		src        WindowSource
+		model      string
+		want       int
+		from       string
+	}{
+		{100_000, endpoint, "local-qwen", 100_000, WindowFromConfig},
+		{0, endpoint, "local-qwen", 32768, WindowFromEndpoint},
+		{0, endpoint, "local-qwen", 32768, WindowFromEndpoint}, // cached
+		{0, endpoint, "claude-sonnet-4-5", 200_000, WindowFromCatalog},
+		{0, nil, "mystery", DefaultModelInfo.ContextWindow, WindowFromDefault},
+	}
+	for _, tc := range tests {
+		got, from := ResolveContextWindow(context.Background(), tc.configured, tc.src, "test-endpoint", tc.model)
+		if got != tc.want || from != tc.from {
+			t.Errorf("%s (configured %d): %d from %s, want %d from %s", tc.model, tc.configured, got, from, tc.want, tc.from)
+		}
+	}
+	if calls != 2 {
+		t.Errorf("endpoint asked %d times, want 2 (one cached)", calls)
 	}
 }

@@ -22,9 +22,12 @@ var rules = []struct {
 }{
 	{"event", []string{module + "/", "!thirdparty"}},
 	{"llm", []string{module + "/", "!thirdparty"}},
-	{"llm/anthropic", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission"}},
+	{"llm/openai", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission", module + "/llm/anthropic", module + "/llm/openaichat"}},
+	{"llm/openaichat", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission", module + "/llm/anthropic", module + "/llm/openai"}},
+	{"llm/anthropic", []string{module + "/llm/openai", module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission"}},
 	{"llm/llmtest/...", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission"}},
 	{"tool/...", []string{module + "/agent", module + "/internal", module + "/event"}},
+	{"internal/config", []string{module + "/agent", module + "/internal/cli"}},
 	{"permission", []string{module + "/agent", module + "/tool", module + "/llm", module + "/internal", module + "/event"}},
 	{"agent", []string{module + "/internal", module + "/cmd", module + "/llm/"}},
 	{"...", []string{module + "/cmd"}},

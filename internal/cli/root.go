@@ -11,15 +11,16 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/novacode/nova/agent"
+	"github.com/novacode/nova/internal/config"
 	"github.com/novacode/nova/internal/iostreams"
 	"github.com/novacode/nova/internal/printmode"
 	"github.com/novacode/nova/llm"
-	"github.com/novacode/nova/llm/anthropic"
 	"github.com/novacode/nova/permission"
 	"github.com/novacode/nova/tool"
 	"github.com/novacode/nova/tool/builtin"
@@ -39,6 +40,7 @@ type RootOptions struct {
 	AllowedTools    []string
 	DisallowedTools []string
 	Cwd             string
+	Effort          string
 }
 
 // NewCmdRoot builds the root command. runF replaces the behaviour in tests of
@@ -54,7 +56,9 @@ search, run commands) and loops until the task is done.
   nova -p "fix the failing test"                 print mode: answer, then exit
   nova -p --output-format stream-json "task"     one JSON event per line
 
-The model endpoint comes from ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL.`,
+The model endpoint comes from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, or
+OPENAI_API_KEY / OPENAI_BASE_URL (OpenAI, or any OpenAI-compatible server),
+or ~/.novacode/settings.json and .novacode/settings.json.`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -66,6 +70,11 @@ The model endpoint comes from ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL.`,
 			}
 			if _, err := permission.ParseMode(opts.PermissionMode); err != nil {
 				return err
+			}
+			switch opts.Effort {
+			case "", "low", "medium", "high":
+			default:
+				return fmt.Errorf("--effort must be low, medium or high, got %q", opts.Effort)
 			}
 			if opts.MaxTurns < 0 {
 				return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", opts.MaxTurns)
@@ -82,8 +91,9 @@ The model endpoint comes from ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL.`,
 	f := cmd.Flags()
 	f.BoolVarP(&opts.Print, "print", "p", false, "Print mode: run the prompt non-interactively and exit")
 	f.StringVar(&opts.OutputFormat, "output-format", "text", "Print-mode output: text, json or stream-json")
-	f.StringVar(&opts.Provider, "provider", "anthropic", "Model protocol: anthropic")
-	f.StringVar(&opts.Model, "model", "", "Model name (default $ANTHROPIC_MODEL or claude-sonnet-4-5)")
+	f.StringVar(&opts.Provider, "provider", "", "Model protocol: anthropic, openai (Responses) or openai-chat (Chat Completions); default: whichever key is set")
+	f.StringVar(&opts.Model, "model", "", "Model name (default $ANTHROPIC_MODEL / $OPENAI_MODEL, settings, or the provider's default)")
+	f.StringVar(&opts.Effort, "effort", "", "Turn on reasoning with this effort: low, medium or high")
 	f.IntVar(&opts.MaxTurns, "max-turns", 0, "Stop after this many model calls (0: no limit)")
 	f.StringVar(&opts.PermissionMode, "permission-mode", "default", "default, acceptEdits, plan or bypassPermissions")
 	f.StringSliceVar(&opts.AllowedTools, "allowedTools", nil, "Tools allowed without asking (comma-separated names)")
@@ -126,30 +136,70 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
-	client, model, err := newClient(opts)
+	data, err := dataDir()
 	if err != nil {
 		return err
 	}
+	settings, files, err := config.Load(config.Paths(data, dir)...)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if len(f.Unknown) > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "nova: warning: %s: unknown settings %s (ignored)\n", f.Path, strings.Join(f.Unknown, ", "))
+		}
+	}
+	ep, err := chooseEndpoint(opts.Provider, opts.Model, settings, os.Getenv)
+	if err != nil {
+		return err
+	}
+	client, source := newClient(ep, settings, opts.IO.ErrOut)
+	info := modelInfo(ep.Model, settings)
+
+	// The context window lookup (settings → endpoint → catalog) runs beside
+	// the first model call instead of delaying it; the loop first needs the
+	// answer after that call. This function owns the goroutine and waits
+	// for it before returning.
+	lookupCtx, stopLookup := context.WithTimeout(ctx, 10*time.Second)
+	defer stopLookup()
+	windowCh := make(chan int, 1)
+	go func() {
+		configured := 0
+		if settings.ContextWindow != nil {
+			configured = *settings.ContextWindow
+		}
+		w, _ := llm.ResolveContextWindow(lookupCtx, configured, source, ep.Provider+" "+ep.BaseURL, ep.Model)
+		windowCh <- w
+	}()
+	window := sync.OnceValue(func() int { return <-windowCh })
+	defer func() {
+		stopLookup()
+		window()
+	}()
+
 	mode, _ := permission.ParseMode(opts.PermissionMode)
 	reg := tool.NewRegistry(builtin.All()...)
 	reg.Remove(opts.DisallowedTools...)
 	checker := permission.NewChecker(mode, opts.AllowedTools, opts.DisallowedTools)
 
 	sessionID := newSessionID()
-	sessDir, err := sessionDir(dir, sessionID)
-	if err != nil {
-		return err
-	}
+	sessDir := sessionDir(data, dir, sessionID)
 	a := &agent.Agent{
-		Client: client, Model: model, Tools: reg,
+		Client: client, Model: ep.Model, Tools: reg,
 		Env:            &tool.Env{Dir: dir, Files: tool.NewFileState()},
 		Permissions:    checker,
 		AllowAlways:    checker.AllowAlways,
 		NonInteractive: true,
 		MaxTurns:       opts.MaxTurns,
+		ModelInfo:      &info,
+		ContextWindow:  window,
+		Thinking:       thinkingConfig(settings, opts.Effort),
 		SpillDir:       filepath.Join(sessDir, "tool-results"),
 	}
-	conv := agent.NewConversation(sessionID, systemPrompt(dir, model), prompt)
+	if settings.MaxOutputTokens != nil {
+		a.MaxTokens = *settings.MaxOutputTokens
+	}
+	conv := agent.NewConversation(sessionID, systemPrompt(dir, ep.Model), prompt)
 
 	format, _ := printmode.ParseFormat(opts.OutputFormat)
 	p := printmode.New(opts.IO.Out, opts.IO.ErrOut, format, sessionID)
@@ -231,25 +281,6 @@ func workspace(cwd string) (string, error) {
 	return abs, nil
 }
 
-func newClient(opts *RootOptions) (llm.Client, string, error) {
-	switch opts.Provider {
-	case "anthropic", "":
-		o := anthropic.OptionsFromEnv()
-		if o.APIKey == "" {
-			return nil, "", errors.New("ANTHROPIC_API_KEY is not set; export your key (and ANTHROPIC_BASE_URL for a compatible endpoint) and run again")
-		}
-		model := opts.Model
-		if model == "" {
-			model = os.Getenv("ANTHROPIC_MODEL")
-		}
-		if model == "" {
-			model = "claude-sonnet-4-5"
-		}
-		return anthropic.New(o), model, nil
-	}
-	return nil, "", fmt.Errorf("unknown provider %q (available: anthropic)", opts.Provider)
-}
-
 // dataDir is NovaCode's per-user directory: $NOVA_HOME or ~/.novacode.
 func dataDir() (string, error) {
 	if d := os.Getenv("NOVA_HOME"); d != "" {
@@ -264,18 +295,14 @@ func dataDir() (string, error) {
 
 // sessionDir is where one session keeps its files (spilled results now,
 // transcripts later): <data>/projects/<slug of workspace>/<session id>.
-func sessionDir(workspace, id string) (string, error) {
-	base, err := dataDir()
-	if err != nil {
-		return "", err
-	}
+func sessionDir(base, workspace, id string) string {
 	slug := strings.Map(func(r rune) rune {
 		if r == '/' || r == '\\' || r == ':' || r == ' ' {
 			return '-'
 		}
 		return r
 	}, workspace)
-	return filepath.Join(base, "projects", slug, id), nil
+	return filepath.Join(base, "projects", slug, id)
 }
 
 func newSessionID() string {

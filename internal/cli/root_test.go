@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,19 +25,20 @@ func TestRootFlags(t *testing.T) {
 		{
 			name: "defaults",
 			args: []string{"-p", "hello", "world"},
-			want: RootOptions{Print: true, Prompt: "hello world", OutputFormat: "text", Provider: "anthropic", PermissionMode: "default"},
+			want: RootOptions{Print: true, Prompt: "hello world", OutputFormat: "text", PermissionMode: "default"},
 		},
 		{
 			name: "everything",
 			args: []string{"--print", "--output-format", "stream-json", "--provider", "anthropic", "--model", "claude-x",
 				"--max-turns", "2", "--permission-mode", "acceptEdits", "--allowedTools", "Bash,Read", "--allowedTools", "Edit",
-				"--disallowedTools", "Write Glob", "--cwd", "/tmp", "do it"},
+				"--disallowedTools", "Write Glob", "--cwd", "/tmp", "--effort", "high", "do it"},
 			want: RootOptions{Print: true, Prompt: "do it", OutputFormat: "stream-json", Provider: "anthropic", Model: "claude-x",
 				MaxTurns: 2, PermissionMode: "acceptEdits", AllowedTools: []string{"Bash", "Read", "Edit"},
-				DisallowedTools: []string{"Write", "Glob"}, Cwd: "/tmp"},
+				DisallowedTools: []string{"Write", "Glob"}, Cwd: "/tmp", Effort: "high"},
 		},
 		{name: "bad format", args: []string{"-p", "--output-format", "yaml", "x"}, wantErr: `unknown output format "yaml"`},
 		{name: "bad mode", args: []string{"-p", "--permission-mode", "yolo", "x"}, wantErr: `unknown permission mode "yolo"`},
+		{name: "bad effort", args: []string{"-p", "--effort", "max", "x"}, wantErr: "--effort must be low, medium or high"},
 		{name: "negative turns", args: []string{"-p", "--max-turns", "-1", "x"}, wantErr: "--max-turns must be"},
 		{name: "unknown flag", args: []string{"--frobnicate"}, wantErr: "unknown flag: --frobnicate"},
 	}
@@ -81,7 +84,9 @@ func TestUserErrorsAreOneLine(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{"no key", []string{"-p", "hi"}, map[string]string{"ANTHROPIC_API_KEY": ""}, "nova: ANTHROPIC_API_KEY is not set"},
+		{"no provider", []string{"-p", "hi"}, map[string]string{"ANTHROPIC_API_KEY": ""}, "nova: no model provider is configured"},
+		{"no anthropic key", []string{"-p", "--provider", "anthropic", "hi"}, map[string]string{"ANTHROPIC_API_KEY": ""}, "nova: ANTHROPIC_API_KEY is not set"},
+		{"bad settings", []string{"-p", "hi"}, map[string]string{"ANTHROPIC_API_KEY": "k", "BAD_SETTINGS": "1"}, "nova: settings file "},
 		{"no prompt", []string{"-p"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, "nova: no prompt given"},
 		{"no tui yet", []string{"hi"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, "nova: the interactive terminal UI is not available yet"},
 		{"bad cwd", []string{"-p", "--cwd", "/nonexistent/dir", "hi"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, "nova: --cwd /nonexistent/dir is not a directory"},
@@ -89,8 +94,18 @@ func TestUserErrorsAreOneLine(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("NOVA_HOME", home)
+			for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"} {
+				t.Setenv(k, "")
+			}
 			for k, v := range tc.env {
 				t.Setenv(k, v)
+			}
+			if tc.env["BAD_SETTINGS"] != "" {
+				if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"model": 3}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			ios, _, _, errOut := iostreams.Test()
 			if code := Run(context.Background(), ios, tc.args); code != 1 {

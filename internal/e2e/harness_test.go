@@ -72,30 +72,44 @@ func (r *run) byType(typ string) []map[string]any {
 	return out
 }
 
-// novaCmd prepares nova in print mode with stream-json against srv, in a
-// fresh workspace (returned) and data directory.
+// novaCmd prepares nova in print mode with stream-json against srv over the
+// Anthropic protocol, in workspace (a fresh one if empty) with a fresh data
+// directory.
 func novaCmd(t *testing.T, ctx context.Context, srv *llmtest.Server, workspace string, args ...string) *exec.Cmd {
+	return novaCmdFor(t, ctx, srv, "anthropic", workspace, args...)
+}
+
+// novaCmdFor is novaCmd for any provider: only that protocol's credentials
+// are in the environment, so the choice is also what auto-detection makes.
+func novaCmdFor(t *testing.T, ctx context.Context, srv *llmtest.Server, provider, workspace string, args ...string) *exec.Cmd {
 	t.Helper()
 	if workspace == "" {
 		workspace = t.TempDir()
 	}
-	full := append([]string{"-p", "--output-format", "stream-json", "--cwd", workspace}, args...)
+	full := append([]string{"-p", "--output-format", "stream-json", "--cwd", workspace, "--provider", provider}, args...)
 	cmd := exec.CommandContext(ctx, novaBin, full...)
-	cmd.Env = append(os.Environ(),
-		"ANTHROPIC_API_KEY=test-key",
-		"ANTHROPIC_BASE_URL="+srv.URL,
-		"ANTHROPIC_MODEL=",
-		"NOVA_HOME="+t.TempDir(),
-	)
+	env := []string{"NOVA_HOME=" + t.TempDir(), "ANTHROPIC_MODEL=", "OPENAI_MODEL="}
+	switch provider {
+	case "anthropic":
+		env = append(env, "ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL="+srv.URL, "OPENAI_API_KEY=", "OPENAI_BASE_URL=")
+	default:
+		env = append(env, "OPENAI_API_KEY=test-key", "OPENAI_BASE_URL="+srv.URL+"/v1", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=")
+	}
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader("")
 	return cmd
 }
 
 func runNova(t *testing.T, srv *llmtest.Server, workspace string, args ...string) *run {
 	t.Helper()
+	return runNovaFor(t, srv, "anthropic", workspace, args...)
+}
+
+func runNovaFor(t *testing.T, srv *llmtest.Server, provider, workspace string, args ...string) *run {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := novaCmd(t, ctx, srv, workspace, args...)
+	cmd := novaCmdFor(t, ctx, srv, provider, workspace, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -182,4 +196,16 @@ func resultText(b map[string]any) string {
 		return s.String()
 	}
 	return ""
+}
+
+// modelCalls are the recorded model requests, leaving out the lookups nova
+// makes beside them (the models endpoint, for the context window).
+func modelCalls(srv *llmtest.Server) []llmtest.Request {
+	var out []llmtest.Request
+	for _, r := range srv.Requests() {
+		if r.Method == "POST" && r.Protocol != "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -50,14 +50,14 @@ func TestPacedToolCallsStartDuringStream(t *testing.T) {
 		},
 		Usage: llm.Usage{InputTokens: 100, OutputTokens: 30},
 	}
-	srv := llmtest.NewServer(first, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("All three ran.")}})
+	srv := llmtest.NewServer(first, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("All three ran.")}, Usage: llm.Usage{InputTokens: 50, OutputTokens: 5}})
 	defer srv.Close()
 
 	r := runNova(t, srv, ws, "--allowedTools", "Bash", "run three commands")
 	if r.Code != 0 || r.Result.Subtype != "success" || r.Result.Result != "All three ran." {
 		t.Fatalf("exit %d result %+v\nstderr %s", r.Code, r.Result, r.Stderr)
 	}
-	reqs := srv.Requests()
+	reqs := modelCalls(srv)
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls, want 2", len(reqs))
 	}
@@ -90,7 +90,7 @@ func TestPacedToolCallsStartDuringStream(t *testing.T) {
 	if diff := cmp.Diff([]string{"call_1", "call_2", "call_3"}, sent); diff != "" {
 		t.Fatalf("tool results sent to the model (-want +got):\n%s", diff)
 	}
-	if len(r.Result.ToolCalls) != 3 || r.Result.Usage.InputTokens != 100 || r.Result.NumTurns != 2 {
+	if len(r.Result.ToolCalls) != 3 || r.Result.Usage.InputTokens != 150 || r.Result.NumTurns != 2 {
 		t.Fatalf("result = %+v", r.Result)
 	}
 }
@@ -140,7 +140,7 @@ func TestBadInputLosesNothing(t *testing.T) {
 	if n := len(res[5]["content"].(string)); n > 50_000 {
 		t.Errorf("huge output entered history at %d characters", n)
 	}
-	if n := len(srv.Requests()[1].Body); n > 120_000 {
+	if n := len(modelCalls(srv)[1].Body); n > 120_000 {
 		t.Errorf("second request is %d bytes: size control failed", n)
 	}
 }
@@ -153,7 +153,7 @@ func TestMaxTurns(t *testing.T) {
 	if r.Code != 1 || r.Result.Subtype != "error_max_turns" || !r.Result.IsError || r.Result.NumTurns != 2 {
 		t.Fatalf("exit %d result %+v", r.Code, r.Result)
 	}
-	if n := len(srv.Requests()); n != 2 {
+	if n := len(modelCalls(srv)); n != 2 {
 		t.Fatalf("%d model calls, want 2", n)
 	}
 }
@@ -168,7 +168,7 @@ func TestMaxTokensRecovered(t *testing.T) {
 	if r.Code != 0 || r.Result.Subtype != "success" {
 		t.Fatalf("exit %d result %+v", r.Code, r.Result)
 	}
-	reqs := srv.Requests()
+	reqs := modelCalls(srv)
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls", len(reqs))
 	}
@@ -238,7 +238,7 @@ func TestSolvesASmallCodingTask(t *testing.T) {
 		t.Error("no thinking_text events")
 	}
 	// The thinking block went back to the model with its signature.
-	if !strings.Contains(string(srv.Requests()[1].Body), `"signature":"sig-1"`) {
+	if !strings.Contains(string(modelCalls(srv)[1].Body), `"signature":"sig-1"`) {
 		t.Error("thinking signature not sent back")
 	}
 }
@@ -270,7 +270,7 @@ func TestStreamJSONIsLive(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	done := srv.Requests()[0].Done
+	done := modelCalls(srv)[0].Done
 	if firstText.IsZero() || !firstText.Before(done) {
 		t.Fatalf("first stream_text line arrived at %v, stream ended at %v", firstText, done)
 	}

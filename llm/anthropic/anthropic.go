@@ -222,3 +222,21 @@ func (l *lastAttempt) record(req *http.Request, next option.MiddlewareNext) (*ht
 }
 
 var _ option.Middleware = (*lastAttempt)(nil).record
+
+// ContextWindow asks the Models API for model's input window
+// (max_input_tokens). It returns 0 when the endpoint does not know the
+// model or does not say; callers then fall back to the built-in table.
+func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
+	if c.configErr != nil {
+		return 0, c.configErr
+	}
+	info, err := c.sdk.Models.Get(ctx, model, anthropic.ModelGetParams{})
+	if err != nil {
+		var apiErr *anthropic.Error
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("look up model %s: %w", model, err)
+	}
+	return int(info.MaxInputTokens), nil
+}

@@ -218,6 +218,9 @@ func TestErrors(t *testing.T) {
 				tt.handler(w, r)
 			}))
 			defer srv.Close()
+			// Close waits for handlers; a handler waiting for the client to hang
+			// up may not notice it, so connections are cut first.
+			defer srv.CloseClientConnections()
 			c := newTestClient(t, srv, Options{MaxRetries: -1})
 
 			events, err := collect(t, c.Stream(context.Background(), simpleRequest))
@@ -244,6 +247,9 @@ func TestRetryThenSuccess(t *testing.T) {
 		sseHandler([]byte(okStream))(w, r)
 	}))
 	defer srv.Close()
+	// Close waits for handlers; a handler waiting for the client to hang
+	// up may not notice it, so connections are cut first.
+	defer srv.CloseClientConnections()
 	c := newTestClient(t, srv, Options{MaxRetries: 1})
 	events, err := collect(t, c.Stream(context.Background(), simpleRequest))
 	if err != nil {
@@ -266,6 +272,9 @@ func TestRetryExhausted(t *testing.T) {
 		errorHandler(529, map[string]string{"Retry-After": "0"}, apiErrorBody("overloaded_error", "Overloaded"))(w, r)
 	}))
 	defer srv.Close()
+	// Close waits for handlers; a handler waiting for the client to hang
+	// up may not notice it, so connections are cut first.
+	defer srv.CloseClientConnections()
 	c := newTestClient(t, srv, Options{MaxRetries: 2})
 	_, err := collect(t, c.Stream(context.Background(), simpleRequest))
 	checkError(t, err, wantError{Kind: llm.ErrOverloaded, StatusCode: 529, Message: "Overloaded"})
@@ -280,6 +289,9 @@ func TestRetryExhausted(t *testing.T) {
 func TestRequestTimeoutDuringRetryAfter(t *testing.T) {
 	srv := httptest.NewServer(errorHandler(429, map[string]string{"Retry-After": "3600"}, apiErrorBody("rate_limit_error", "slow down")))
 	defer srv.Close()
+	// Close waits for handlers; a handler waiting for the client to hang
+	// up may not notice it, so connections are cut first.
+	defer srv.CloseClientConnections()
 	c := newTestClient(t, srv, Options{MaxRetries: 2, RequestTimeout: 200 * time.Millisecond})
 	start := time.Now()
 	_, err := collect(t, c.Stream(context.Background(), simpleRequest))
@@ -305,6 +317,9 @@ func TestRequestTimeoutNoResponse(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
+	// Close waits for handlers; a handler waiting for the client to hang
+	// up may not notice it, so connections are cut first.
+	defer srv.CloseClientConnections()
 	defer close(release)
 	c := newTestClient(t, srv, Options{MaxRetries: -1, RequestTimeout: 100 * time.Millisecond})
 	_, err := collect(t, c.Stream(context.Background(), simpleRequest))
@@ -325,6 +340,9 @@ func TestRequestTimeoutSparesTheStream(t *testing.T) {
 		_, _ = w.Write([]byte(okStream))
 	}))
 	defer srv.Close()
+	// Close waits for handlers; a handler waiting for the client to hang
+	// up may not notice it, so connections are cut first.
+	defer srv.CloseClientConnections()
 	c := newTestClient(t, srv, Options{RequestTimeout: 100 * time.Millisecond})
 	if _, err := collect(t, c.Stream(context.Background(), simpleRequest)); err != nil {
 		t.Fatalf("Stream: %v", err)
@@ -353,6 +371,9 @@ func TestCancelMidStream(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
+	// Close waits for handlers; a handler waiting for the client to hang
+	// up may not notice it, so connections are cut first.
+	defer srv.CloseClientConnections()
 	c := newTestClient(t, srv, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -383,6 +404,9 @@ func TestCancelledBeforeStart(t *testing.T) {
 	rec := &recorder{}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
+	// Close waits for handlers; a handler waiting for the client to hang
+	// up may not notice it, so connections are cut first.
+	defer srv.CloseClientConnections()
 	c := newTestClient(t, srv, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -408,6 +432,9 @@ func TestEarlyBreak(t *testing.T) {
 		close(gone)
 	}))
 	defer srv.Close()
+	// Close waits for handlers; a handler waiting for the client to hang
+	// up may not notice it, so connections are cut first.
+	defer srv.CloseClientConnections()
 	c := newTestClient(t, srv, Options{})
 	n := 0
 	for ev, err := range c.Stream(context.Background(), simpleRequest) {
@@ -450,6 +477,9 @@ func TestFuzzedStreams(t *testing.T) {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			srv := httptest.NewServer(sseHandler([]byte(body)))
 			defer srv.Close()
+			// Close waits for handlers; a handler waiting for the client to hang
+			// up may not notice it, so connections are cut first.
+			defer srv.CloseClientConnections()
 			c := newTestClient(t, srv, Options{MaxRetries: -1})
 			events, err := collect(t, c.Stream(context.Background(), simpleRequest))
 			if err == nil {

@@ -61,8 +61,18 @@ func buildParams(req *llm.Request) (anthropic.MessageNewParams, error) {
 		p.Tools[len(p.Tools)-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
 	}
 
-	if t := thinking(req.Thinking, maxTokens); t != nil {
-		p.Thinking = anthropic.ThinkingConfigParamUnion{OfEnabled: t}
+	if req.Thinking != nil {
+		info, _ := llm.LookupModel(req.Model)
+		if info.AdaptiveThinking && req.Thinking.BudgetTokens <= 0 {
+			// Models that choose their own thinking get no budget to
+			// second-guess them; effort is how a user steers them.
+			p.Thinking = anthropic.ThinkingConfigParamUnion{OfAdaptive: &anthropic.ThinkingConfigAdaptiveParam{}}
+			if e := req.Thinking.Effort; e != "" {
+				p.OutputConfig = anthropic.OutputConfigParam{Effort: anthropic.OutputConfigEffort(e)}
+			}
+		} else if t := thinking(req.Thinking, maxTokens); t != nil {
+			p.Thinking = anthropic.ThinkingConfigParamUnion{OfEnabled: t}
+		}
 	}
 
 	p.Messages = make([]anthropic.MessageParam, len(req.Messages))
@@ -105,8 +115,8 @@ func thinking(t *llm.Thinking, maxTokens int) *anthropic.ThinkingConfigEnabledPa
 	}
 	budget := t.BudgetTokens
 	if budget <= 0 {
-		// No explicit budget: half the output allowance leaves room for
-		// the answer. Adaptive models will choose their own later.
+		// No explicit budget on a model that takes one: half the output
+		// allowance leaves room for the answer.
 		budget = max(minThinkingBudget, maxTokens/2)
 	}
 	budget = min(max(budget, minThinkingBudget), maxTokens-1)

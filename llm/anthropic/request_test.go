@@ -364,3 +364,42 @@ func TestBadBaseURL(t *testing.T) {
 		t.Fatalf("err = %v, want ErrInvalid", err)
 	}
 }
+
+func TestThinkingConfig(t *testing.T) {
+	tests := []struct {
+		name     string
+		model    string
+		thinking *llm.Thinking
+		want     string // JSON of thinking + output_config, "" when absent
+	}{
+		{"off", "claude-sonnet-4-5", nil, `{}`},
+		{"adaptive model chooses", "claude-sonnet-4-5", &llm.Thinking{}, `{"thinking":{"type":"adaptive"}}`},
+		{"adaptive with effort", "claude-opus-4-5", &llm.Thinking{Effort: "high"}, `{"output_config":{"effort":"high"},"thinking":{"type":"adaptive"}}`},
+		{"explicit budget on adaptive model", "claude-sonnet-4-5", &llm.Thinking{BudgetTokens: 4000}, `{"thinking":{"budget_tokens":4000,"type":"enabled"}}`},
+		{"older model default budget", "claude-sonnet-4-20250514", &llm.Thinking{}, `{"thinking":{"budget_tokens":8000,"type":"enabled"}}`},
+		{"budget below minimum raised", "claude-sonnet-4-20250514", &llm.Thinking{BudgetTokens: 10}, `{"thinking":{"budget_tokens":1024,"type":"enabled"}}`},
+		{"budget above output limit lowered", "claude-sonnet-4-20250514", &llm.Thinking{BudgetTokens: 99999}, `{"thinking":{"budget_tokens":15999,"type":"enabled"}}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := buildParams(&llm.Request{Model: tc.model, MaxTokens: 16000, Thinking: tc.thinking,
+				Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "hi"}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(p)
+			var all map[string]json.RawMessage
+			_ = json.Unmarshal(b, &all)
+			got := map[string]json.RawMessage{}
+			for _, k := range []string{"thinking", "output_config"} {
+				if v, ok := all[k]; ok {
+					got[k] = v
+				}
+			}
+			gb, _ := json.Marshal(got)
+			if string(gb) != tc.want {
+				t.Fatalf("got %s, want %s", gb, tc.want)
+			}
+		})
+	}
+}

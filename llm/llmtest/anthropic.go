@@ -21,7 +21,10 @@ package llmtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
+	"time"
 )
 
 // anthropicMessages answers POST /v1/messages.
@@ -29,44 +32,41 @@ func (s *Server) anthropicMessages(x *exchange) {
 	var head struct {
 		Stream bool `json:"stream"`
 	}
-	if err := json.Unmarshal(x.req.Body, &head); err != nil {
-		// Not consuming a turn: a client that sends garbage should fail
-		// loudly here, not shift the rest of the script by one.
-		writeAPIError(x.w, http.StatusBadRequest, "", "invalid_request_error",
-			"llmtest: request body is not a JSON object: "+err.Error())
-		return
-	}
-	t, ok := s.next(x.req)
+	t, ok := s.takeTurn(x, &head)
 	if !ok {
-		writeAPIError(x.w, http.StatusInternalServerError, "", "api_error", "llmtest: script exhausted")
 		return
 	}
-	if err := t.Validate(); err != nil {
-		writeAPIError(x.w, http.StatusInternalServerError, "", "api_error", "llmtest: invalid turn: "+err.Error())
-		return
-	}
-	if t.Hang {
-		x.hang()
-		return
-	}
-	if t.Status != 0 && t.Status != http.StatusOK {
-		typ, msg := anthropicErrorDefaults(t.Status)
-		if t.ErrorType != "" {
-			typ = t.ErrorType
-		}
-		if t.ErrorMessage != "" {
-			msg = t.ErrorMessage
-		}
-		writeAPIError(x.w, t.Status, t.RetryAfter, typ, msg)
-		return
-	}
-	t = s.resolve(t)
-	id := s.nextMessageID()
+	t = s.resolve(t, "toolu_", DefaultModel)
+	id := fmt.Sprintf("msg_llmtest_%04d", s.nextResponseNumber())
 	if !head.Stream {
-		anthropicMessage(x, t, id)
+		if x.unstreamed(t) {
+			x.writeJSON(newAMessage(t, id, false))
+		}
 		return
 	}
 	x.play(anthropicEvents(t, id), t.CutAfter, t.StallAfter)
+}
+
+// anthropicStatusError is the error response for t's error Status.
+func anthropicStatusError(t Turn) apiError {
+	typ, msg := anthropicErrorDefaults(t.Status)
+	if t.ErrorType != "" {
+		typ = t.ErrorType
+	}
+	if t.ErrorMessage != "" {
+		msg = t.ErrorMessage
+	}
+	return apiError{status: t.Status, retryAfter: t.RetryAfter, typ: typ, msg: msg}
+}
+
+// anthropicStreamErrorStatus is the error status that stands in for se when
+// the answer is not streamed.
+func anthropicStreamErrorStatus(se StreamError) apiError {
+	status := http.StatusInternalServerError
+	if se.Type == "overloaded_error" {
+		status = 529
+	}
+	return apiError{status: status, typ: se.Type, msg: se.Message}
 }
 
 // anthropicErrorDefaults gives the error type and message the real API uses
@@ -97,7 +97,7 @@ func anthropicErrorDefaults(status int) (typ, msg string) {
 // AnthropicEventTypes lists the event types, in order, of t's Anthropic
 // stream when nothing cuts it short; CutAfter and StallAfter count these.
 func AnthropicEventTypes(t Turn) []string {
-	evs := anthropicEvents(t.resolved(func() string { return "toolu_0" }), "msg_0")
+	evs := anthropicEvents(t.resolved(func() string { return "toolu_0" }, DefaultModel), "msg_0")
 	out := make([]string, len(evs))
 	for i, ev := range evs {
 		out[i] = ev.Name
@@ -135,9 +135,9 @@ func anthropicEvents(t Turn, msgID string) []sseEvent {
 			evs = append(evs, ev)
 		}
 		evs = append(evs, sseEvent{
-			Name:      "content_block_stop",
-			Data:      marshal(aBlockStop{Type: "content_block_stop", Index: i}),
-			BlockStop: true,
+			Name:       "content_block_stop",
+			Data:       marshal(aBlockStop{Type: "content_block_stop", Index: i}),
+			BlockStops: 1,
 		})
 	}
 	if se := t.StreamError; se != nil {
@@ -146,20 +146,20 @@ func anthropicEvents(t Turn, msgID string) []sseEvent {
 			Data: marshal(errorBody{Type: "error", Error: errorDetail{Type: se.Type, Message: se.Message}}),
 		})
 	}
+	delta := aMessageDelta{
+		Type:  "message_delta",
+		Delta: aStop{StopReason: &t.StopReason, StopSequence: stopSequence(t)},
+	}
+	if !t.OmitUsage {
+		delta.Usage = &aDeltaUsage{
+			InputTokens:              t.Usage.InputTokens,
+			CacheCreationInputTokens: t.Usage.CacheWriteTokens,
+			CacheReadInputTokens:     t.Usage.CacheReadTokens,
+			OutputTokens:             t.Usage.OutputTokens,
+		}
+	}
 	return append(evs,
-		sseEvent{
-			Name: "message_delta",
-			Data: marshal(aMessageDelta{
-				Type:  "message_delta",
-				Delta: aStop{StopReason: &t.StopReason, StopSequence: stopSequence(t)},
-				Usage: aDeltaUsage{
-					InputTokens:              t.Usage.InputTokens,
-					CacheCreationInputTokens: t.Usage.CacheWriteTokens,
-					CacheReadInputTokens:     t.Usage.CacheReadTokens,
-					OutputTokens:             t.Usage.OutputTokens,
-				},
-			}),
-		},
+		sseEvent{Name: "message_delta", Data: marshal(delta)},
 		sseEvent{Name: "message_stop", Data: []byte(`{"type":"message_stop"}`)},
 	)
 }
@@ -202,36 +202,6 @@ func aDeltas(b Block) []any {
 	return out
 }
 
-// anthropicMessage answers a non-streaming call with the whole message.
-// There is no stream to fault, so the turn's faults map onto the response:
-// block delays add up before it, CutAfter drops the connection instead of
-// answering, StallAfter hangs and a StreamError becomes an error status.
-func anthropicMessage(x *exchange, t Turn, id string) {
-	for _, b := range t.Blocks {
-		if x.pause(b.Delay) != nil {
-			return
-		}
-	}
-	switch {
-	case t.CutAfter > 0:
-		x.abort()
-		return
-	case t.StallAfter > 0:
-		x.hang()
-		return
-	case t.StreamError != nil:
-		status := http.StatusInternalServerError
-		if t.StreamError.Type == "overloaded_error" {
-			status = 529
-		}
-		writeAPIError(x.w, status, "", t.StreamError.Type, t.StreamError.Message)
-		return
-	}
-	x.w.Header().Set("Content-Type", "application/json")
-	x.w.WriteHeader(http.StatusOK)
-	_, _ = x.w.Write(marshal(newAMessage(t, id, false)))
-}
-
 // newAMessage is the message object of t: empty with the opening usage for
 // message_start, complete for a non-streaming answer.
 func newAMessage(t Turn, id string, streaming bool) aMessage {
@@ -241,7 +211,9 @@ func newAMessage(t Turn, id string, streaming bool) aMessage {
 		Type:    "message",
 		Role:    "assistant",
 		Content: []any{},
-		Usage: aUsage{
+	}
+	if !t.OmitUsage {
+		m.Usage = &aUsage{
 			InputTokens:              t.Usage.InputTokens,
 			CacheCreationInputTokens: t.Usage.CacheWriteTokens,
 			CacheReadInputTokens:     t.Usage.CacheReadTokens,
@@ -249,12 +221,14 @@ func newAMessage(t Turn, id string, streaming bool) aMessage {
 			OutputTokens:             t.Usage.OutputTokens,
 			ServiceTier:              "standard",
 			InferenceGeo:             "not_available",
-		},
+		}
 	}
 	if streaming {
-		// The real API opens with the output count so far, a token or
-		// so, and reports the total in message_delta.
-		m.Usage.OutputTokens = min(t.Usage.OutputTokens, 1)
+		if m.Usage != nil {
+			// The real API opens with the output count so far, a token
+			// or so, and reports the total in message_delta.
+			m.Usage.OutputTokens = min(t.Usage.OutputTokens, 1)
+		}
 		return m
 	}
 	m.StopReason = &t.StopReason
@@ -296,26 +270,63 @@ func (s *Server) anthropicCountTokens(x *exchange) {
 	}{max(1, len(x.req.Body)/4)}))
 }
 
-// anthropicModels answers GET /v1/models with a short fixed list.
+// anthropicModels answers GET /v1/models with the server's model list and
+// GET /v1/models/{id} with one of its models.
 func (s *Server) anthropicModels(x *exchange) {
-	type model struct {
-		Type        string `json:"type"`
-		ID          string `json:"id"`
-		DisplayName string `json:"display_name"`
-		CreatedAt   string `json:"created_at"`
+	models := s.Models()
+	if id, ok := modelIDFromPath(x.r); ok {
+		m, found := findModel(models, id)
+		if !found {
+			x.writeError(apiError{status: http.StatusNotFound, typ: "not_found_error", msg: "model: " + id})
+			return
+		}
+		x.writeJSON(newAModelInfo(m))
+		return
 	}
-	models := []model{
-		{"model", "claude-sonnet-4-5", "Claude Sonnet 4.5", "2025-09-29T00:00:00Z"},
-		{"model", "claude-opus-4-5", "Claude Opus 4.5", "2025-11-24T00:00:00Z"},
-		{"model", "claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-15T00:00:00Z"},
+	page := aModelPage{Data: make([]aModelInfo, len(models))}
+	for i, m := range models {
+		page.Data[i] = newAModelInfo(m)
 	}
-	x.w.Header().Set("Content-Type", "application/json")
-	_, _ = x.w.Write(marshal(struct {
-		Data    []model `json:"data"`
-		HasMore bool    `json:"has_more"`
-		FirstID string  `json:"first_id"`
-		LastID  string  `json:"last_id"`
-	}{models, false, models[0].ID, models[len(models)-1].ID}))
+	if len(models) > 0 {
+		page.FirstID, page.LastID = &models[0].ID, &models[len(models)-1].ID
+	}
+	x.writeJSON(page)
+}
+
+func newAModelInfo(m Model) aModelInfo {
+	f := factsOf(m.ID)
+	var line *string
+	for _, l := range []string{"haiku", "sonnet", "opus"} {
+		if strings.Contains(m.ID, "-"+l) {
+			line = &l
+			break
+		}
+	}
+	yes, no := aSupport{true}, aSupport{false}
+	return aModelInfo{
+		Type:           "model",
+		ID:             m.ID,
+		DisplayName:    f.display,
+		CreatedAt:      f.created.Format(time.RFC3339),
+		MaxInputTokens: m.ContextWindow,
+		MaxTokens:      m.MaxOutput,
+		// Every key is always present in the real answer; the values are
+		// those of a current Claude model.
+		Capabilities: aCapabilities{
+			Batch:             yes,
+			Citations:         yes,
+			CodeExecution:     yes,
+			ContextManagement: aContextManagement{ClearThinking: yes, ClearToolUses: yes, Compact: no, Supported: true},
+			Effort:            aEffort{High: yes, Low: yes, Max: no, Medium: yes, Supported: true, Xhigh: no},
+			ImageInput:        yes,
+			PDFInput:          yes,
+			ServerTools:       aServerTools{CodeExecution: yes, Supported: true, WebSearch: yes},
+			StructuredOutputs: yes,
+			Thinking:          aThinkingCap{Supported: true, Types: aThinkingTypes{Adaptive: yes, BetweenTools: no, Disabled: yes, Enabled: yes}},
+		},
+		Lifecycle: "active",
+		Line:      line,
+	}
 }
 
 // Wire structs. Field order is the real API's, since encoding/json keeps
@@ -334,7 +345,7 @@ type aMessage struct {
 	Content      []any   `json:"content"`
 	StopReason   *string `json:"stop_reason"`
 	StopSequence *string `json:"stop_sequence"`
-	Usage        aUsage  `json:"usage"`
+	Usage        *aUsage `json:"usage,omitempty"` // nil only for OmitUsage
 }
 
 type aUsage struct {
@@ -370,9 +381,9 @@ type aBlockStop struct {
 }
 
 type aMessageDelta struct {
-	Type  string      `json:"type"`
-	Delta aStop       `json:"delta"`
-	Usage aDeltaUsage `json:"usage"`
+	Type  string       `json:"type"`
+	Delta aStop        `json:"delta"`
+	Usage *aDeltaUsage `json:"usage,omitempty"` // nil only for OmitUsage
 }
 
 type aStop struct {
@@ -433,4 +444,76 @@ type aSignatureDelta struct {
 type aInputDelta struct {
 	Type        string `json:"type"`
 	PartialJSON string `json:"partial_json"`
+}
+
+type aModelPage struct {
+	Data    []aModelInfo `json:"data"`
+	HasMore bool         `json:"has_more"`
+	FirstID *string      `json:"first_id"`
+	LastID  *string      `json:"last_id"`
+}
+
+type aModelInfo struct {
+	Type           string        `json:"type"`
+	ID             string        `json:"id"`
+	DisplayName    string        `json:"display_name"`
+	CreatedAt      string        `json:"created_at"`
+	MaxInputTokens int           `json:"max_input_tokens"`
+	MaxTokens      int           `json:"max_tokens"`
+	Capabilities   aCapabilities `json:"capabilities"`
+	Lifecycle      string        `json:"lifecycle"`
+	Line           *string       `json:"line"`
+	DeprecatedAt   *string       `json:"deprecated_at"`
+	RetiresAt      *string       `json:"retires_at"`
+}
+
+type aSupport struct {
+	Supported bool `json:"supported"`
+}
+
+type aCapabilities struct {
+	Batch             aSupport           `json:"batch"`
+	Citations         aSupport           `json:"citations"`
+	CodeExecution     aSupport           `json:"code_execution"`
+	ContextManagement aContextManagement `json:"context_management"`
+	Effort            aEffort            `json:"effort"`
+	ImageInput        aSupport           `json:"image_input"`
+	PDFInput          aSupport           `json:"pdf_input"`
+	ServerTools       aServerTools       `json:"server_tools"`
+	StructuredOutputs aSupport           `json:"structured_outputs"`
+	Thinking          aThinkingCap       `json:"thinking"`
+}
+
+type aContextManagement struct {
+	ClearThinking aSupport `json:"clear_thinking_20251015"`
+	ClearToolUses aSupport `json:"clear_tool_uses_20250919"`
+	Compact       aSupport `json:"compact_20260112"`
+	Supported     bool     `json:"supported"`
+}
+
+type aEffort struct {
+	High      aSupport `json:"high"`
+	Low       aSupport `json:"low"`
+	Max       aSupport `json:"max"`
+	Medium    aSupport `json:"medium"`
+	Supported bool     `json:"supported"`
+	Xhigh     aSupport `json:"xhigh"`
+}
+
+type aServerTools struct {
+	CodeExecution aSupport `json:"code_execution"`
+	Supported     bool     `json:"supported"`
+	WebSearch     aSupport `json:"web_search"`
+}
+
+type aThinkingCap struct {
+	Supported bool           `json:"supported"`
+	Types     aThinkingTypes `json:"types"`
+}
+
+type aThinkingTypes struct {
+	Adaptive     aSupport `json:"adaptive"`
+	BetweenTools aSupport `json:"between_tools"`
+	Disabled     aSupport `json:"disabled"`
+	Enabled      aSupport `json:"enabled"`
 }

@@ -2,17 +2,74 @@
 //
 // A [Server] is a real HTTP server on a loopback port. Each model call it
 // receives is answered with the next [Turn] of its script, rendered in the
-// provider's streaming wire format exactly as the real API sends it, and every
-// request is recorded for later inspection. Because it is a real listener
-// rather than an in-process fake, the same script drives unit tests of the
-// adapters, end-to-end tests of the nova binary (point ANTHROPIC_BASE_URL at
-// [Server.URL]) and benchmarks; cmd/llmserver serves a script from a JSON file.
+// streaming wire format of the API called, exactly as the real API sends it,
+// and every request is recorded for later inspection. One server speaks three
+// formats, chosen by the request path: Anthropic Messages (…/messages; point
+// ANTHROPIC_BASE_URL at [Server.URL]), OpenAI Responses (…/responses) and
+// OpenAI Chat Completions (…/chat/completions); OpenAI clients take
+// URL+"/v1" as their base URL. Because it is a real listener rather than an
+// in-process fake, the same script drives unit tests of the adapters,
+// end-to-end tests of the nova binary and benchmarks; cmd/llmserver serves a
+// script from a JSON file.
 //
 // The script is protocol-neutral: a Turn describes what the model says
 // (blocks of text, thinking and tool calls), how it says it (pacing, usage,
 // stop reason) and how the call fails (HTTP errors, in-stream errors, dropped
-// connections, hangs). Rendering a Turn into a wire format is the job of one
-// file per protocol; anthropic.go speaks the Anthropic Messages API.
+// connections, hangs), in Anthropic's vocabulary. Rendering a Turn into a
+// wire format is the job of one file per protocol: anthropic.go,
+// responses.go and chat.go, whose comments show the event sequence.
+//
+// # What each format honours
+//
+// Anthropic Messages honours every field verbatim.
+//
+// OpenAI Responses: each block is one output item. Text is a message item;
+// thinking is a reasoning item whose summary is the text and whose
+// encrypted_content is the Signature (redacted thinking: the Data, with no
+// summary), sent only when the request's include[] has
+// "reasoning.encrypted_content"; a tool call is a function_call item whose
+// call_id is the block's ID, its arguments streamed one delta per fragment.
+// StopReason max_tokens ends with response.incomplete (reason
+// max_output_tokens), refusal likewise (content_filter), anything else with
+// response.completed; StopSequence is not sent. A StreamError ends with
+// response.failed, its type mapped to a code (rate_limit_error →
+// rate_limit_exceeded, overloaded_error and api_error → server_error,
+// invalid_request_error → invalid_prompt, others verbatim).
+//
+// OpenAI Chat Completions: text is delta.content; thinking text is the
+// non-standard delta.reasoning_content, as DeepSeek, xAI and others send it;
+// signatures and redacted thinking are not sent. Tool calls are
+// delta.tool_calls entries indexed in order among the turn's calls, the ID
+// and name in the first chunk and then one chunk per argument fragment. The
+// finish_reason maps end_turn and stop_sequence to stop, tool_use to
+// tool_calls, max_tokens to length and refusal to content_filter; other
+// values are sent verbatim. Usage comes only when the request sets
+// stream_options.include_usage. A StreamError is an {"error": …} chunk
+// after which the stream ends without [DONE].
+//
+// Usage in both OpenAI formats counts cache reads inside the input
+// (input_tokens, prompt_tokens = InputTokens + CacheReadTokens, with
+// cached_tokens = CacheReadTokens), leaves CacheWriteTokens out (OpenAI has
+// no such figure), and reports reasoning_tokens estimated at a token per four
+// bytes of thinking text, at most OutputTokens. OmitUsage sends no usage in
+// any format. An empty Model claims DefaultModel in Anthropic responses and
+// echoes the request's model in OpenAI ones; tool call IDs left empty become
+// toolu_N and call_N respectively. Error statuses use each API's error shape:
+// the OpenAI formats translate the Anthropic ErrorType values they have an
+// equivalent for (rate_limit_error → type requests, code
+// rate_limit_exceeded; overloaded_error and api_error → server_error;
+// authentication_error → code invalid_api_key; permission_error →
+// request_forbidden; not_found_error → code model_not_found), and ErrorCode
+// sets the code outright.
+//
+// Pacing and faults work the same in every format. A block's Delay comes
+// before its first event and ChunkDelay between its deltas; CutAfter and
+// StallAfter count server-sent events, one per data line, including pings
+// and Chat's [DONE] ([AnthropicEventTypes], [ResponsesEventTypes] and
+// [ChatEventTypes] list them). A non-streaming call ("stream" false or
+// absent) gets one JSON document instead, after the sum of the block
+// delays; CutAfter then drops the connection, StallAfter hangs and a
+// StreamError becomes an error status.
 //
 // Scripts can live in files: Turn and Block encode to JSON with snake_case
 // keys. Durations (chunk_delay, delay) are written as Go duration strings
@@ -45,9 +102,15 @@ const (
 
 // Script defaults.
 const (
-	DefaultModel     = "claude-sonnet-4-5"
-	defaultFragments = 3
-	defaultInput     = "{}"
+	// DefaultModel is the model an Anthropic response claims when the turn
+	// names none.
+	DefaultModel = "claude-sonnet-4-5"
+	// DefaultOpenAIModel is the model an OpenAI response claims when
+	// neither the turn nor the request names one; normally the request's
+	// "model" is echoed, as the real API does.
+	DefaultOpenAIModel = "gpt-5"
+	defaultFragments   = 3
+	defaultInput       = "{}"
 )
 
 // Turn is one scripted model response.
@@ -57,26 +120,43 @@ const (
 // every request, so the same value may be served many times (see [Cycle]).
 type Turn struct {
 	// Status 0 or 200 streams the turn; any other status answers with an
-	// error response whose JSON body carries ErrorType and ErrorMessage
-	// (defaults derived from the status, e.g. 429 → rate_limit_error).
+	// error response, in the called API's error shape, whose JSON body
+	// carries ErrorType and ErrorMessage (defaults derived from the status,
+	// e.g. 429 → rate_limit_error, or for OpenAI type requests with code
+	// rate_limit_exceeded).
 	Status int `json:"status,omitempty"`
 	// RetryAfter is sent as the Retry-After header of error responses.
-	RetryAfter   string `json:"retry_after,omitempty"`
+	RetryAfter string `json:"retry_after,omitempty"`
+	// ErrorType is written in Anthropic's vocabulary; the OpenAI formats
+	// translate the Anthropic types they have an equivalent for (see the
+	// package doc) and send any other value verbatim.
 	ErrorType    string `json:"error_type,omitempty"`
 	ErrorMessage string `json:"error_message,omitempty"`
+	// ErrorCode is the OpenAI error.code (e.g. "context_length_exceeded");
+	// it overrides the code derived from Status or ErrorType. Anthropic
+	// errors have no code.
+	ErrorCode string `json:"error_code,omitempty"`
 
-	// Model is the model the response claims to come from; DefaultModel if
-	// empty.
+	// Model is the model the response claims to come from. If empty, an
+	// Anthropic response claims DefaultModel and an OpenAI one echoes the
+	// request's model (DefaultOpenAIModel if it has none).
 	Model  string  `json:"model,omitempty"`
 	Blocks []Block `json:"blocks,omitempty"`
-	// StopReason defaults to "tool_use" if any block is a tool call, else
-	// "end_turn".
+	// StopReason, in Anthropic's vocabulary, defaults to "tool_use" if any
+	// block is a tool call, else "end_turn". The OpenAI formats translate
+	// it (see the package doc).
 	StopReason string `json:"stop_reason,omitempty"`
 	// StopSequence is reported alongside StopReason "stop_sequence".
 	StopSequence string `json:"stop_sequence,omitempty"`
-	// Usage is reported as the real API does: the input and cache figures
-	// in the opening event, the final figures (all four) in the closing one.
+	// Usage is reported as each real API does (see the package doc for the
+	// mapping): Anthropic sends the input and cache figures in the opening
+	// event and the final figures in the closing one; OpenAI sends them all
+	// at the end, with the cache reads counted inside the input tokens and
+	// no cache writes.
 	Usage llm.Usage `json:"usage,omitzero"`
+	// OmitUsage sends no usage at all, in any format, as some
+	// OpenAI-compatible servers do: for testing a client's estimate.
+	OmitUsage bool `json:"omit_usage,omitempty"`
 
 	// ChunkDelay is the pause between consecutive delta events inside a
 	// block, to simulate a model generating tokens at a given rate.
@@ -85,13 +165,14 @@ type Turn struct {
 	// StreamError, if set, is sent as an in-stream error event after the
 	// blocks, in place of the normal end of the message: the HTTP status is
 	// already 200 when the provider fails, as with a real mid-stream
-	// overload.
+	// overload. (Responses: a response.failed event; Chat: an error chunk.)
 	StreamError *StreamError `json:"stream_error,omitempty"`
 	// CutAfter > 0 drops the TCP connection abruptly after that many events
-	// have been written (every event counts, including the opening one and
-	// pings), so the client sees an unexpected EOF mid-stream. If the
-	// stream is shorter, it completes normally. [AnthropicEventTypes] lists
-	// the events a turn produces.
+	// have been written (every event counts, including the opening one,
+	// pings and Chat's [DONE]), so the client sees an unexpected EOF
+	// mid-stream. If the stream is shorter, it completes normally.
+	// [AnthropicEventTypes], [ResponsesEventTypes] and [ChatEventTypes] list
+	// the events a turn produces in each format.
 	CutAfter int `json:"cut_after,omitempty"`
 	// StallAfter > 0 stops writing after that many events but keeps the
 	// connection open until the client gives up or the server closes: a
@@ -180,11 +261,12 @@ func (t Turn) Validate() error {
 }
 
 // resolved returns a copy of t with every default filled in, taking tool
-// call IDs from nextID. Rendering works on resolved turns only, so the
-// protocol files never repeat the defaulting rules.
-func (t Turn) resolved(nextID func() string) Turn {
+// call IDs from nextID and model as the default model. Rendering works on
+// resolved turns only, so the protocol files never repeat the defaulting
+// rules.
+func (t Turn) resolved(nextID func() string, model string) Turn {
 	if t.Model == "" {
-		t.Model = DefaultModel
+		t.Model = model
 	}
 	blocks := make([]Block, len(t.Blocks))
 	hasTool := false

@@ -53,12 +53,15 @@ func TestParseScript(t *testing.T) {
 		{
 			name: "errors and faults",
 			json: `[{"status": 429, "retry_after": "3", "error_type": "rate_limit_error", "error_message": "slow down"},
-			        {"stream_error": {"type": "api_error"}}, {"hang": true}, {"stall_after": 2}]`,
+			        {"stream_error": {"type": "api_error"}}, {"hang": true}, {"stall_after": 2},
+			        {"status": 400, "error_code": "context_length_exceeded"}, {"omit_usage": true}]`,
 			want: []llmtest.Turn{
 				{Status: 429, RetryAfter: "3", ErrorType: "rate_limit_error", ErrorMessage: "slow down"},
 				{StreamError: &llmtest.StreamError{Type: "api_error"}},
 				{Hang: true},
 				{StallAfter: 2},
+				{Status: 400, ErrorCode: "context_length_exceeded"},
+				{OmitUsage: true},
 			},
 		},
 		{name: "empty", json: `[]`, want: []llmtest.Turn{}},

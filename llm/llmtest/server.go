@@ -23,16 +23,25 @@ import (
 // recorded (see [Server.Requests]) and kept in memory until the server is
 // closed.
 //
-// Routes (any path prefix is tolerated, as behind a gateway): POST
-// …/messages answers from the script, streaming when the body says
-// "stream": true and with one JSON message otherwise; POST
-// …/messages/count_tokens and GET …/models answer without using the
-// script; anything else gets a 404 JSON error.
+// Routes (any path prefix is tolerated, as behind a gateway; the path suffix
+// picks the wire format):
+//
+//	POST …/messages              Anthropic Messages (anthropic.go)
+//	POST …/responses             OpenAI Responses (responses.go)
+//	POST …/chat/completions      OpenAI Chat Completions (chat.go)
+//	POST …/messages/count_tokens Anthropic token count estimate
+//	GET  …/models, …/models/{id} the model list of [Server.SetModels]
+//
+// The three model-call routes answer from the script, streaming when the body
+// says "stream": true and with one JSON document otherwise; the others answer
+// without using it. GET …/models answers in Anthropic's shape when the
+// request carries an anthropic-version header and in OpenAI's otherwise.
+// Anything else gets a 404 JSON error.
 //
 // All methods are safe for concurrent use.
 type Server struct {
 	// URL is the base URL, e.g. "http://127.0.0.1:40123", usable as
-	// ANTHROPIC_BASE_URL.
+	// ANTHROPIC_BASE_URL; OpenAI clients want URL+"/v1" (OPENAI_BASE_URL).
 	URL string
 
 	srv       *http.Server
@@ -58,14 +67,29 @@ type Server struct {
 	queue    []Turn
 	fallback func(Request) Turn
 	reqs     []Request
+	models   []Model
 	toolSeq  int
 	msgSeq   int
 }
 
+// Protocols, the values of [Request.Protocol].
+const (
+	ProtocolAnthropic = "anthropic"        // …/messages, …/messages/count_tokens, Anthropic-style …/models
+	ProtocolResponses = "openai-responses" // …/responses
+	ProtocolChat      = "openai-chat"      // …/chat/completions
+	// ProtocolOpenAI marks the OpenAI models endpoint, which both OpenAI
+	// formats share.
+	ProtocolOpenAI = "openai"
+)
+
 // Request is one recorded HTTP request and the timing of its answer.
 type Request struct {
-	Method   string
-	Path     string
+	Method string
+	Path   string
+	// Protocol is the API whose wire format answered the request (one of
+	// the Protocol* constants), or "" for a path no route matched. A
+	// fallback can use it to pick a turn per protocol.
+	Protocol string
 	Header   http.Header
 	Body     []byte
 	Received time.Time
@@ -120,6 +144,7 @@ func Listen(addr string, turns ...Turn) (*Server, error) {
 		quit:      make(chan struct{}),
 		serveDone: make(chan struct{}),
 		queue:     append([]Turn(nil), turns...),
+		models:    DefaultModels(),
 	}
 	s.srv = &http.Server{
 		Handler:           http.HandlerFunc(s.handle),
@@ -223,30 +248,35 @@ func (s *Server) next(req Request) (t Turn, ok bool) {
 	return f(req.clone()), true
 }
 
-// resolve fills in t's defaults, drawing tool call IDs from the server's
-// counter so they are unique across the whole session, as real ones are.
-func (s *Server) resolve(t Turn) Turn {
+// resolve fills in t's defaults, drawing tool call IDs (idPrefix and a
+// number) from the server's counter so they are unique across the whole
+// session, as real ones are.
+func (s *Server) resolve(t Turn, idPrefix, model string) Turn {
 	return t.resolved(func() string {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.toolSeq++
-		return "toolu_" + strconv.Itoa(s.toolSeq)
-	})
+		return idPrefix + strconv.Itoa(s.toolSeq)
+	}, model)
 }
 
-func (s *Server) nextMessageID() string {
+// nextResponseNumber numbers model responses across all protocols, for
+// their IDs (msg_llmtest_0001, resp_llmtest_0002, chatcmpl-llmtest0003).
+func (s *Server) nextResponseNumber() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.msgSeq++
-	return fmt.Sprintf("msg_llmtest_%04d", s.msgSeq)
+	return s.msgSeq
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	received := time.Now()
 	body, readErr := io.ReadAll(r.Body)
+	proto, serve := route(r)
 	rec := Request{
 		Method:   r.Method,
 		Path:     r.URL.Path,
+		Protocol: proto,
 		Header:   r.Header.Clone(),
 		Body:     body,
 		Received: received,
@@ -255,7 +285,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		writeAPIError(w, http.StatusServiceUnavailable, "", "api_error", "llmtest: server closed")
+		writeError(w, proto, apiError{status: http.StatusServiceUnavailable, typ: "api_error", msg: "llmtest: server closed"})
 		return
 	}
 	s.handlers.Add(1)
@@ -264,37 +294,144 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer s.handlers.Done()
 
-	x := &exchange{s: s, idx: idx, w: w, r: r, req: rec}
+	x := &exchange{s: s, idx: idx, w: w, r: r, req: rec, proto: proto}
 	defer x.finish()
 	w.Header().Set("request-id", fmt.Sprintf("req_llmtest_%04d", idx+1))
 	if readErr != nil {
 		return // the client went away mid-body; nobody to answer
 	}
-
-	p := r.URL.Path
-	switch {
-	// Suffix matching tolerates base URLs with a path prefix (proxies,
-	// gateways): ".../anthropic/v1/messages" routes like "/v1/messages".
-	case r.Method == http.MethodPost && strings.HasSuffix(p, "/messages/count_tokens"):
-		s.anthropicCountTokens(x)
-	case r.Method == http.MethodPost && strings.HasSuffix(p, "/messages"):
-		s.anthropicMessages(x)
-	case r.Method == http.MethodGet && strings.HasSuffix(p, "/models"):
-		s.anthropicModels(x)
-	default:
+	if serve == nil {
+		// The Anthropic shape, which OpenAI clients read as well: both
+		// look for error.message.
 		writeAPIError(w, http.StatusNotFound, "", "not_found_error",
-			fmt.Sprintf("llmtest: no route for %s %s", r.Method, p))
+			fmt.Sprintf("llmtest: no route for %s %s", r.Method, r.URL.Path))
+		return
 	}
+	serve(s, x)
+}
+
+// route picks the protocol and handler for r; a nil handler means no route.
+// Suffix matching tolerates base URLs with a path prefix (proxies,
+// gateways): ".../anthropic/v1/messages" routes like "/v1/messages".
+func route(r *http.Request) (proto string, serve func(*Server, *exchange)) {
+	p := r.URL.Path
+	switch r.Method {
+	case http.MethodPost:
+		switch {
+		case strings.HasSuffix(p, "/messages/count_tokens"):
+			return ProtocolAnthropic, (*Server).anthropicCountTokens
+		case strings.HasSuffix(p, "/messages"):
+			return ProtocolAnthropic, (*Server).anthropicMessages
+		case strings.HasSuffix(p, "/responses"):
+			return ProtocolResponses, (*Server).responses
+		case strings.HasSuffix(p, "/chat/completions"):
+			return ProtocolChat, (*Server).chatCompletions
+		}
+	case http.MethodGet:
+		if strings.HasSuffix(p, "/models") || strings.Contains(p, "/models/") {
+			// Both APIs serve GET /v1/models; only the header tells
+			// which client is asking.
+			if r.Header.Get("anthropic-version") != "" {
+				return ProtocolAnthropic, (*Server).anthropicModels
+			}
+			return ProtocolOpenAI, (*Server).openaiModels
+		}
+	}
+	return "", nil
 }
 
 // exchange is one request being answered.
 type exchange struct {
-	s   *Server
-	idx int // index of this request's record in s.reqs
-	w   http.ResponseWriter
-	r   *http.Request
-	req Request // the record as received, handed to the fallback
+	s     *Server
+	idx   int // index of this request's record in s.reqs
+	w     http.ResponseWriter
+	r     *http.Request
+	req   Request // the record as received, handed to the fallback
+	proto string  // the Protocol* constant of the route
 }
+
+// takeTurn does what every model call does before rendering: it decodes the
+// body into head, takes the next turn, and answers Hang and error statuses
+// itself. ok is false when the request has been dealt with.
+func (s *Server) takeTurn(x *exchange, head any) (t Turn, ok bool) {
+	if err := json.Unmarshal(x.req.Body, head); err != nil {
+		// Not consuming a turn: a client that sends garbage should fail
+		// loudly here, not shift the rest of the script by one.
+		x.fail(http.StatusBadRequest, "llmtest: request body is not a JSON object: "+err.Error())
+		return Turn{}, false
+	}
+	t, ok = s.next(x.req)
+	if !ok {
+		x.fail(http.StatusInternalServerError, "llmtest: script exhausted")
+		return Turn{}, false
+	}
+	if err := t.Validate(); err != nil {
+		x.fail(http.StatusInternalServerError, "llmtest: invalid turn: "+err.Error())
+		return Turn{}, false
+	}
+	if t.Hang {
+		x.hang()
+		return Turn{}, false
+	}
+	if t.Status != 0 && t.Status != http.StatusOK {
+		e := anthropicStatusError(t)
+		if x.proto != ProtocolAnthropic {
+			e = openaiStatusError(t)
+		}
+		x.writeError(e)
+		return Turn{}, false
+	}
+	return t, true
+}
+
+// unstreamed applies t's faults to a non-streaming answer, which has no
+// stream to fault: block delays add up before it, CutAfter drops the
+// connection instead of answering, StallAfter hangs and a StreamError
+// becomes an error status. ok is false when the request has been dealt with.
+func (x *exchange) unstreamed(t Turn) (ok bool) {
+	for _, b := range t.Blocks {
+		if x.pause(b.Delay) != nil {
+			return false
+		}
+	}
+	switch {
+	case t.CutAfter > 0:
+		x.abort()
+		return false
+	case t.StallAfter > 0:
+		x.hang()
+		return false
+	case t.StreamError != nil:
+		e := anthropicStreamErrorStatus(*t.StreamError)
+		if x.proto != ProtocolAnthropic {
+			e = openaiStreamErrorStatus(*t.StreamError)
+		}
+		x.writeError(e)
+		return false
+	}
+	return true
+}
+
+// writeJSON answers 200 with v as the JSON body.
+func (x *exchange) writeJSON(v any) {
+	x.w.Header().Set("Content-Type", "application/json")
+	x.w.WriteHeader(http.StatusOK)
+	_, _ = x.w.Write(marshal(v))
+}
+
+// fail answers with the server's own diagnostic msg, in the error shape of
+// the exchange's protocol so the client surfaces the message.
+func (x *exchange) fail(status int, msg string) {
+	e := apiError{status: status, msg: msg}
+	if x.proto == ProtocolAnthropic || x.proto == "" {
+		e.typ, _ = anthropicErrorDefaults(status)
+	} else {
+		e.typ, e.code, _ = openaiErrorDefaults(status)
+	}
+	x.writeError(e)
+}
+
+func (x *exchange) writeError(e apiError) { writeError(x.w, x.proto, e) }
 
 // finish records Done unless an earlier step already did.
 func (x *exchange) finish() {
@@ -367,10 +504,14 @@ func (x *exchange) abort() {
 // build the plan; exchange.play performs it, so pacing, flushing and fault
 // injection work the same for every protocol.
 type sseEvent struct {
-	Delay     time.Duration // pause before writing
-	Name      string        // the "event:" field; empty for data-only protocols
-	Data      []byte        // the "data:" field, one line of JSON
-	BlockStop bool          // record a BlockStops time once flushed
+	Delay time.Duration // pause before writing
+	Name  string        // the "event:" field; empty for data-only protocols
+	Data  []byte        // the "data:" field, one line of JSON
+	// BlockStops is how many content blocks this event completes: a
+	// BlockStops time is recorded for each once it is flushed. It is
+	// usually 0 or 1; a format with no event for some block (Chat has none
+	// for redacted thinking) credits it to the next event.
+	BlockStops int
 }
 
 // play writes events as a 200 text/event-stream response, flushing after
@@ -408,7 +549,7 @@ func (x *exchange) play(events []sseEvent, cutAfter, stallAfter int) {
 		if err := rc.Flush(); err != nil {
 			return
 		}
-		if ev.BlockStop {
+		for range ev.BlockStops {
 			x.markBlockStop()
 		}
 		switch n := i + 1; {
@@ -419,6 +560,26 @@ func (x *exchange) play(events []sseEvent, cutAfter, stallAfter int) {
 			x.hang()
 			return
 		}
+	}
+}
+
+// apiError is an error response in protocol-neutral form.
+type apiError struct {
+	status     int
+	retryAfter string
+	typ        string // error.type
+	code       string // error.code (OpenAI only); empty is sent as null
+	param      string // error.param (OpenAI only); empty is sent as null
+	msg        string
+}
+
+// writeError writes e in the error shape of proto.
+func writeError(w http.ResponseWriter, proto string, e apiError) {
+	switch proto {
+	case ProtocolResponses, ProtocolChat, ProtocolOpenAI:
+		writeOpenAIError(w, e)
+	default:
+		writeAPIError(w, e.status, e.retryAfter, e.typ, e.msg)
 	}
 }
 

@@ -5,9 +5,10 @@
 //
 // The script is a JSON array of llmtest.Turn values (see package llmtest
 // for the format). The server's base URL is printed as the first line of
-// standard output, ready for ANTHROPIC_BASE_URL; the server runs until
-// SIGINT or SIGTERM. With -repeat the script is served round and round
-// instead of running out.
+// standard output, ready for ANTHROPIC_BASE_URL; OpenAI clients (Responses
+// or Chat Completions) take it with /v1 appended. Every model call, whatever
+// its format, takes the next turn. The server runs until SIGINT or SIGTERM.
+// With -repeat the script is served round and round instead of running out.
 package main
 
 import (

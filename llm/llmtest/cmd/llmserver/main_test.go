@@ -109,24 +109,38 @@ func TestRunRepeat(t *testing.T) {
 
 	client := &http.Client{Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
+	// One script serves every format in turn; each answer's stop reason
+	// (or the OpenAI equivalent) shows which turn it got.
 	var stops []string
-	for range 3 {
-		resp, err := client.Post(url+"/v1/messages", "application/json", strings.NewReader(`{}`))
+	for _, path := range []string{"/v1/messages", "/v1/chat/completions", "/v1/responses", "/v1/messages"} {
+		resp, err := client.Post(url+path, "application/json", strings.NewReader(`{}`))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var msg struct {
-			StopReason string `json:"stop_reason"`
+			StopReason string `json:"stop_reason"` // Anthropic
+			Choices    []struct {
+				FinishReason string `json:"finish_reason"`
+			} `json:"choices"` // Chat
+			Output []struct {
+				Type string `json:"type"`
+			} `json:"output"` // Responses
 		}
 		err = json.NewDecoder(resp.Body).Decode(&msg)
 		resp.Body.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
+		switch {
+		case len(msg.Choices) > 0:
+			msg.StopReason = msg.Choices[0].FinishReason
+		case len(msg.Output) > 0:
+			msg.StopReason = msg.Output[len(msg.Output)-1].Type
+		}
 		stops = append(stops, msg.StopReason)
 	}
-	if want := "tool_use end_turn tool_use"; strings.Join(stops, " ") != want {
-		t.Errorf("stop reasons %v, want %s: the script should cycle", stops, want)
+	if want := "tool_use stop function_call end_turn"; strings.Join(stops, " ") != want {
+		t.Errorf("stop reasons %v, want %s: the script should cycle across formats", stops, want)
 	}
 
 	cancel()

@@ -1,0 +1,263 @@
+// Package config loads NovaCode's settings: the user's file
+// (~/.novacode/settings.json, or $NOVA_HOME/settings.json), the project's
+// (.novacode/settings.json, shared through the repository) and the local one
+// (.novacode/settings.local.json, personal). Later files refine earlier ones
+// field by field. Environment variables and flags, applied by the caller,
+// beat all of them.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Settings is everything a settings file may say. Pointer and map fields
+// tell "not set" apart from a zero value, so layers merge field by field.
+type Settings struct {
+	// Provider is "anthropic", "openai" or "openai-chat".
+	Provider *string `json:"provider,omitempty"`
+	Model    *string `json:"model,omitempty"`
+	// Providers holds per-protocol endpoint settings.
+	Providers map[string]Endpoint `json:"providers,omitempty"`
+	// ContextWindow overrides what the endpoint and the built-in table say.
+	ContextWindow *int `json:"contextWindow,omitempty"`
+	// MaxOutputTokens overrides the output limit per call.
+	MaxOutputTokens *int `json:"maxOutputTokens,omitempty"`
+	// Prices per model name, USD per million tokens.
+	Prices   map[string]Price `json:"prices,omitempty"`
+	Thinking *Thinking        `json:"thinking,omitempty"`
+	// MaxRetries for failed model calls (negative: none).
+	MaxRetries *int      `json:"maxRetries,omitempty"`
+	Timeouts   *Timeouts `json:"timeouts,omitempty"`
+}
+
+// Endpoint is one protocol's connection settings.
+type Endpoint struct {
+	APIKey  string `json:"apiKey,omitempty"`
+	BaseURL string `json:"baseURL,omitempty"`
+}
+
+// Price overrides the built-in price table for one model.
+type Price struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+}
+
+// Thinking configures reasoning. Enabled nil means "provider default".
+type Thinking struct {
+	Enabled      *bool  `json:"enabled,omitempty"`
+	BudgetTokens int    `json:"budgetTokens,omitempty"`
+	Effort       string `json:"effort,omitempty"`
+}
+
+// Timeouts bound how long a silent model endpoint is waited for.
+type Timeouts struct {
+	FirstEvent Duration `json:"firstEvent,omitzero"`
+	Idle       Duration `json:"idle,omitzero"`
+}
+
+// Duration is a time.Duration written as "30s" in JSON.
+type Duration struct{ time.Duration }
+
+// UnmarshalJSON reads "30s" or a number of seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil || v < 0 {
+			return fmt.Errorf("invalid duration %q (write it like \"30s\" or \"2m\")", s)
+		}
+		d.Duration = v
+		return nil
+	}
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err != nil || secs < 0 {
+		return fmt.Errorf("invalid duration %s (write it like \"30s\" or \"2m\")", b)
+	}
+	d.Duration = time.Duration(secs * float64(time.Second))
+	return nil
+}
+
+// MarshalJSON writes the Go duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// File is one loaded settings file.
+type File struct {
+	Path     string
+	Settings Settings
+	// Unknown lists keys this version does not understand (typos, or
+	// settings of a newer version); the caller warns about them.
+	Unknown []string
+}
+
+// Paths returns the settings files for a workspace, lowest precedence first.
+func Paths(dataDir, workspace string) []string {
+	return []string{
+		filepath.Join(dataDir, "settings.json"),
+		filepath.Join(workspace, ".novacode", "settings.json"),
+		filepath.Join(workspace, ".novacode", "settings.local.json"),
+	}
+}
+
+// Load reads the files that exist among paths and merges them. A file that
+// is not valid JSON, or has a value of the wrong type, is an error naming the
+// file and the line: silently ignoring it could drop a setting that matters.
+func Load(paths ...string) (Settings, []File, error) {
+	var merged Settings
+	var files []File
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return Settings{}, nil, fmt.Errorf("read settings: %w", err)
+		}
+		f, err := parse(p, data)
+		if err != nil {
+			return Settings{}, nil, err
+		}
+		files = append(files, f)
+		merged = merge(merged, f.Settings)
+	}
+	return merged, files, nil
+}
+
+func parse(path string, data []byte) (File, error) {
+	f := File{Path: path}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return f, nil
+	}
+	if err := json.Unmarshal(data, &f.Settings); err != nil {
+		return f, fmt.Errorf("settings file %s%s: %s; fix or remove it and run again", path, position(data, err), describe(err))
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err == nil {
+		for k := range raw {
+			if !known[k] {
+				f.Unknown = append(f.Unknown, k)
+			}
+		}
+	}
+	return f, nil
+}
+
+// known lists the top-level keys Settings understands; "permissions" and
+// "$schema" are accepted for files shared with newer versions and editors.
+var known = map[string]bool{
+	"provider": true, "model": true, "providers": true, "contextWindow": true, "maxOutputTokens": true,
+	"prices": true, "thinking": true, "maxRetries": true, "timeouts": true, "permissions": true, "$schema": true,
+}
+
+func position(data []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return ""
+	}
+	before := data[:min(int(off), len(data))]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf(":%d:%d", line, col)
+}
+
+func describe(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("%q should be %s, not %s", te.Field, kind(te.Type.Kind().String()), te.Value)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func kind(k string) string {
+	switch k {
+	case "int", "int64", "float64":
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "map", "struct":
+		return "an object"
+	}
+	return k
+}
+
+// merge returns base refined by over.
+func merge(base, over Settings) Settings {
+	if over.Provider != nil {
+		base.Provider = over.Provider
+	}
+	if over.Model != nil {
+		base.Model = over.Model
+	}
+	if len(over.Providers) > 0 {
+		m := make(map[string]Endpoint, len(base.Providers)+len(over.Providers))
+		for k, v := range base.Providers {
+			m[k] = v
+		}
+		for k, v := range over.Providers {
+			e := m[k]
+			if v.APIKey != "" {
+				e.APIKey = v.APIKey
+			}
+			if v.BaseURL != "" {
+				e.BaseURL = v.BaseURL
+			}
+			m[k] = e
+		}
+		base.Providers = m
+	}
+	if over.ContextWindow != nil {
+		base.ContextWindow = over.ContextWindow
+	}
+	if over.MaxOutputTokens != nil {
+		base.MaxOutputTokens = over.MaxOutputTokens
+	}
+	if len(over.Prices) > 0 {
+		m := make(map[string]Price, len(base.Prices)+len(over.Prices))
+		for k, v := range base.Prices {
+			m[k] = v
+		}
+		for k, v := range over.Prices {
+			m[k] = v
+		}
+		base.Prices = m
+	}
+	if over.Thinking != nil {
+		base.Thinking = over.Thinking
+	}
+	if over.MaxRetries != nil {
+		base.MaxRetries = over.MaxRetries
+	}
+	if over.Timeouts != nil {
+		t := Timeouts{}
+		if base.Timeouts != nil {
+			t = *base.Timeouts
+		}
+		if over.Timeouts.FirstEvent.Duration != 0 {
+			t.FirstEvent = over.Timeouts.FirstEvent
+		}
+		if over.Timeouts.Idle.Duration != 0 {
+			t.Idle = over.Timeouts.Idle
+		}
+		base.Timeouts = &t
+	}
+	return base
+}

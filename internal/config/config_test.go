@@ -1,0 +1,86 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func write(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestLayersRefineFieldByField(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	paths := Paths(filepath.Join(dir, "home"), ws)
+	write(t, paths[0], `{"provider":"anthropic","model":"claude-sonnet-4-5",
+		"providers":{"anthropic":{"apiKey":"user-key"},"openai-chat":{"baseURL":"http://localhost:11434/v1"}},
+		"timeouts":{"firstEvent":"30s","idle":"10s"},"prices":{"m1":{"input":1}}}`)
+	write(t, paths[1], `{"model":"claude-opus-4-5","providers":{"anthropic":{"baseURL":"https://proxy.example/anthropic"}},"timeouts":{"idle":5}}`)
+	write(t, paths[2], `{"contextWindow":32768,"prices":{"m2":{"output":2}},"thinking":{"effort":"high"}}`)
+	got, files, err := Load(paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 {
+		t.Fatalf("loaded %d files", len(files))
+	}
+	want := Settings{
+		Provider: ptr("anthropic"), Model: ptr("claude-opus-4-5"),
+		Providers: map[string]Endpoint{
+			"anthropic":   {APIKey: "user-key", BaseURL: "https://proxy.example/anthropic"},
+			"openai-chat": {BaseURL: "http://localhost:11434/v1"},
+		},
+		ContextWindow: ptr(32768),
+		Prices:        map[string]Price{"m1": {Input: 1}, "m2": {Output: 2}},
+		Thinking:      &Thinking{Effort: "high"},
+		Timeouts:      &Timeouts{FirstEvent: Duration{30 * time.Second}, Idle: Duration{5 * time.Second}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("merged settings (-want +got):\n%s", diff)
+	}
+}
+
+func TestBadSettingsSayWhereAndWhat(t *testing.T) {
+	tests := []struct {
+		name, content, want string
+	}{
+		{"syntax", "{\n  \"model\": \"x\",\n  \"provider\" \"anthropic\"\n}", "settings.json:3:"},
+		{"type", "{\"contextWindow\": \"big\"}", `"contextWindow" should be a number`},
+		{"duration", `{"timeouts":{"idle":"soon"}}`, `invalid duration "soon"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := write(t, filepath.Join(t.TempDir(), "settings.json"), tc.content)
+			_, _, err := Load(p)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("error = %v, want it to name %s and contain %q", err, p, tc.want)
+			}
+		})
+	}
+}
+
+func TestUnknownKeysAreReportedNotFatal(t *testing.T) {
+	p := write(t, filepath.Join(t.TempDir(), "settings.json"), `{"modle":"x","model":"y","permissions":{}}`)
+	s, files, err := Load(p, filepath.Join(t.TempDir(), "missing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *s.Model != "y" || !cmp.Equal(files[0].Unknown, []string{"modle"}) {
+		t.Fatalf("model %v unknown %v", *s.Model, files[0].Unknown)
+	}
+}

@@ -1,0 +1,297 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/novacode/nova/llm"
+)
+
+// classify turns a failure of the SDK call or stream into what the caller
+// sees: the cancellation of ctx as itself (wrapped, so errors.Is finds
+// context.Canceled), everything else as an *llm.Error. callCtx is the
+// per-call context whose cause tells a RequestTimeout apart; started says
+// whether any event had arrived.
+func classify(ctx, callCtx context.Context, err error, started bool, timeout time.Duration) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("openai: %w", ctxErr)
+	}
+	// An API error is the real outcome even if the timeout fired meanwhile.
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		return fromAPIError(apiErr)
+	}
+	// A data line with a top-level "error" object, which the SDK reports
+	// as a StreamError (the form Chat Completions and many proxies use).
+	var streamErr *ssestream.StreamError
+	if errors.As(err, &streamErr) {
+		return fromErrorChunk(streamErr)
+	}
+	if context.Cause(callCtx) == errRequestTimeout {
+		// The SDK's own error is only a context.Canceled at this point; it
+		// is not wrapped, so that errors.Is(err, context.Canceled) keeps
+		// meaning "the caller cancelled".
+		return &llm.Error{Kind: llm.ErrTimeout, Message: fmt.Sprintf("no response within %v", timeout),
+			Err: fmt.Errorf("%w (%v)", errRequestTimeout, timeout)}
+	}
+
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
+		return &llm.Error{Kind: llm.ErrBrokenStream, Message: "malformed stream event: " + err.Error(), Err: err}
+	}
+
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return &llm.Error{Kind: llm.ErrTimeout, Message: err.Error(), Err: err}
+	}
+	msg := "connection failed: "
+	if started {
+		msg = "stream interrupted: "
+	}
+	// A transport failure before or during the stream is worth retrying,
+	// which is what ErrBrokenStream says.
+	return &llm.Error{Kind: llm.ErrBrokenStream, Message: msg + err.Error(), Err: err}
+}
+
+// fromAPIError maps an HTTP error response. The error code and type in the
+// body are the better signal (a 429 is a rate limit, unless its code says
+// the quota is spent, which no retry fixes); the status is the fallback for
+// bodies without them (proxies, gateways).
+func fromAPIError(e *sdk.Error) *llm.Error {
+	body := e.RawJSON()
+	if body == "" && e.Response != nil && e.Response.Body != nil {
+		// Not the API's error JSON: the SDK put the raw body back for
+		// diagnostics, and a proxy's text says more than a status line.
+		b, _ := io.ReadAll(io.LimitReader(e.Response.Body, 4096))
+		body = strings.TrimSpace(string(b))
+	}
+	out := &llm.Error{
+		Kind:       errorKind(e.Code, e.Type, e.Message, e.StatusCode),
+		StatusCode: e.StatusCode,
+		Message:    errorMessage(e.Code, e.Type, e.Message, body),
+		Err:        e,
+	}
+	if out.Message == "" {
+		out.Message = http.StatusText(e.StatusCode)
+	}
+	if e.Response != nil {
+		if id := e.Response.Header.Get("X-Request-Id"); id != "" {
+			// Support asks for it.
+			out.Message += " (request-id " + id + ")"
+		}
+		out.RetryAfter = retryAfter(e.Response.Header, e.StatusCode, time.Now())
+	}
+	return out
+}
+
+// eventError is the cause of a failure the stream itself reported (an
+// `error` event, response.failed, or an error chunk).
+type eventError struct {
+	event string // the event type
+	raw   string // the error JSON as received
+}
+
+func (e *eventError) Error() string { return "openai: " + e.event + ": " + e.raw }
+
+// streamError maps an error reported inside a 200 stream: the `error` event
+// (code and message at the top level) or response.failed (the response's
+// error object). There is no status to fall back on; an unknown code means
+// the server gave up on the response, so trying again is reasonable.
+func streamError(event, code, typ, message, raw string) *llm.Error {
+	if raw == "null" {
+		raw = ""
+	}
+	msg := errorMessage(code, typ, message, raw)
+	if msg == "" {
+		msg = event + " without details"
+	}
+	return &llm.Error{
+		Kind:    errorKind(code, typ, message, http.StatusOK),
+		Message: msg,
+		Err:     &eventError{event: event, raw: raw},
+	}
+}
+
+// fromErrorChunk maps a data line whose top-level "error" is an object
+// (code, type, message) or a plain string.
+func fromErrorChunk(se *ssestream.StreamError) *llm.Error {
+	var chunk struct {
+		Error json.RawMessage `json:"error"`
+	}
+	var e struct {
+		Code    json.RawMessage `json:"code"` // a string, or a number on some proxies
+		Type    string          `json:"type"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(se.Event.Data, &chunk) == nil {
+		if json.Unmarshal(chunk.Error, &e) != nil {
+			_ = json.Unmarshal(chunk.Error, &e.Message)
+		}
+	}
+	code := strings.Trim(string(e.Code), `"`)
+	if code == "null" {
+		code = ""
+	}
+	event := se.Event.Type
+	if event == "" {
+		event = "error chunk"
+	}
+	out := streamError(event, code, e.Type, e.Message, strings.TrimSpace(string(se.Event.Data)))
+	out.Err = fmt.Errorf("%w: %w", out.Err, se)
+	return out
+}
+
+// errorKind classifies an error by its code, then its type, then the HTTP
+// status (http.StatusOK for errors inside a stream). An "overloaded" server
+// error is told apart by its words, since OpenAI has no dedicated code.
+func errorKind(code, typ, message string, status int) llm.ErrorKind {
+	kind, ok := codeKind(code)
+	if !ok {
+		kind, ok = codeKind(typ)
+	}
+	if !ok {
+		kind = statusKind(status)
+	}
+	if kind == llm.ErrServer && (status == 529 || strings.Contains(strings.ToLower(message), "overloaded")) {
+		kind = llm.ErrOverloaded
+	}
+	return kind
+}
+
+// codeKind maps an OpenAI error code or type (or the ones OpenAI-compatible
+// servers use) onto an llm.ErrorKind.
+func codeKind(code string) (llm.ErrorKind, bool) {
+	switch code {
+	case "":
+		return "", false
+	case "invalid_api_key", "authentication_error", "invalid_authentication", "permission_error",
+		"permission_denied", "unauthorized", "insufficient_permissions", "account_deactivated":
+		return llm.ErrAuth, true
+	case "rate_limit_exceeded", "rate_limit_error", "too_many_requests":
+		return llm.ErrRateLimit, true
+	case "insufficient_quota", "billing_hard_limit_reached", "billing_not_active", "billing_error":
+		// Not retryable, and not a key problem either.
+		return llm.ErrOther, true
+	case "server_error", "internal_error", "internal_server_error", "api_error", "service_unavailable":
+		return llm.ErrServer, true
+	case "timeout", "request_timeout", "timeout_error", "vector_store_timeout":
+		return llm.ErrTimeout, true
+	case "invalid_request_error", "context_length_exceeded", "string_above_max_length", "model_not_found",
+		"not_found_error", "invalid_prompt", "invalid_value", "unknown_parameter", "missing_required_parameter",
+		"data_residency_mismatch", "bio_policy", "misalignment_policy_violation", "request_too_large":
+		return llm.ErrInvalid, true
+	}
+	switch {
+	case strings.Contains(code, "overloaded"):
+		return llm.ErrOverloaded, true
+	case strings.Contains(code, "rate_limit"):
+		return llm.ErrRateLimit, true
+	case strings.HasPrefix(code, "invalid_"), strings.HasPrefix(code, "unsupported_"), strings.Contains(code, "image"):
+		// invalid_image, invalid_encrypted_content, unsupported_value,
+		// image_too_large, …: the request itself is at fault.
+		return llm.ErrInvalid, true
+	}
+	return "", false
+}
+
+func statusKind(status int) llm.ErrorKind {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return llm.ErrAuth
+	case status == http.StatusTooManyRequests:
+		return llm.ErrRateLimit
+	case status == 529:
+		return llm.ErrOverloaded
+	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
+		return llm.ErrTimeout
+	case status == http.StatusConflict:
+		// A transient lock conflict on the API's side; the SDKs retry it.
+		return llm.ErrServer
+	case status >= 500:
+		return llm.ErrServer
+	case status >= 400:
+		return llm.ErrInvalid
+	case status == http.StatusOK:
+		// An error of unknown code inside a stream: the server gave up on
+		// the response.
+		return llm.ErrServer
+	}
+	return llm.ErrOther
+}
+
+// errorMessage is the human-readable part of an error: "code: message",
+// else the start of the raw body.
+func errorMessage(code, typ, message, raw string) string {
+	if message == "" {
+		message = raw
+		if len(message) > 300 {
+			message = message[:300] + "…"
+		}
+	}
+	if message == "" {
+		return ""
+	}
+	if code == "" {
+		code = typ
+	}
+	if code != "" && !strings.HasPrefix(message, code) {
+		message = code + ": " + message
+	}
+	return message
+}
+
+// maxRetryAfter caps a parsed delay, so an absurd header cannot overflow a
+// time.Duration.
+const maxRetryAfter = 24 * time.Hour
+
+// retryAfter parses the server's requested delay: retry-after-ms, or
+// Retry-After in seconds or as an HTTP date. A 429 without either falls back
+// on OpenAI's x-ratelimit-reset-* header of the exhausted limit ("1s",
+// "6m0s"). Absent or unparseable headers give 0.
+func retryAfter(h http.Header, status int, now time.Time) time.Duration {
+	if h == nil {
+		return 0
+	}
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(min(ms, float64(maxRetryAfter/time.Millisecond)) * float64(time.Millisecond))
+		}
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil {
+			if !(s > 0) { // also rejects NaN
+				return 0
+			}
+			return time.Duration(min(s, maxRetryAfter.Seconds()) * float64(time.Second))
+		}
+		if t, err := http.ParseTime(v); err == nil && t.After(now) {
+			return min(t.Sub(now), maxRetryAfter)
+		}
+		return 0
+	}
+	if status != http.StatusTooManyRequests {
+		return 0
+	}
+	var d time.Duration
+	for _, limit := range []string{"requests", "tokens"} {
+		if h.Get("X-Ratelimit-Remaining-"+limit) != "0" {
+			continue
+		}
+		if v, err := time.ParseDuration(h.Get("X-Ratelimit-Reset-" + limit)); err == nil && v > d {
+			d = v
+		}
+	}
+	return min(d, maxRetryAfter)
+}

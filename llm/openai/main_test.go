@@ -1,0 +1,163 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/novacode/nova/llm"
+)
+
+// TestMain fails the package if any test leaves a goroutine behind: an
+// abandoned stream would keep its connection's reader goroutine alive.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// newTestClient returns a Client for srv with its own transport, whose idle
+// connections are closed at cleanup so that goleak sees no keep-alive
+// goroutines.
+func newTestClient(t testing.TB, srv *httptest.Server, opts Options) *Client {
+	t.Helper()
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	if opts.BaseURL == "" {
+		opts.BaseURL = srv.URL + "/v1"
+	}
+	if opts.APIKey == "" {
+		opts.APIKey = "test-key"
+	}
+	opts.HTTPClient = &http.Client{Transport: tr}
+	return New(opts)
+}
+
+// sseHandler serves body as an event stream.
+func sseHandler(body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+	}
+}
+
+// collect drains seq and checks the iterator contract on the way: at most
+// one error, and nothing after it.
+func collect(t testing.TB, seq iter.Seq2[llm.StreamEvent, error]) ([]llm.StreamEvent, error) {
+	t.Helper()
+	var events []llm.StreamEvent
+	var err error
+	for ev, e := range seq {
+		if err != nil {
+			t.Fatalf("element after the error %v: %v, %v", err, ev, e)
+		}
+		if e != nil {
+			if ev != nil {
+				t.Errorf("error %v yielded together with event %#v", e, ev)
+			}
+			err = e
+			continue
+		}
+		if ev == nil {
+			t.Fatalf("nil event without error")
+		}
+		events = append(events, ev)
+	}
+	return events, err
+}
+
+// render prints events one per line for golden files. Consecutive deltas of
+// the same kind and block are coalesced into one line (with their count) so
+// that a golden file reads like the message it describes. Encrypted
+// reasoning is shortened to its start and length: it is opaque, and the
+// conformance test compares it with the recording in full.
+func render(events []llm.StreamEvent) string {
+	var b strings.Builder
+	var (
+		kind   string
+		index  int
+		n      int
+		header string
+		acc    strings.Builder
+	)
+	flush := func() {
+		if n == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "%s[%d]%s x%d %s\n", kind, index, header, n, strconv.Quote(acc.String()))
+		n = 0
+		acc.Reset()
+	}
+	delta := func(k string, i int, h, s string) {
+		if n > 0 && (k != kind || i != index || h != header) {
+			flush()
+		}
+		kind, index, header = k, i, h
+		n++
+		acc.WriteString(s)
+	}
+	for _, ev := range events {
+		switch e := ev.(type) {
+		case llm.TextDelta:
+			delta("text", e.Index, "", e.Text)
+		case llm.ThinkingDelta:
+			h := fmt.Sprintf(" origin=%s item=%s", e.Origin, e.ItemID)
+			if e.Text != "" {
+				delta("thinking", e.Index, h, e.Text)
+			}
+			if e.Redacted != "" {
+				delta("redacted", e.Index, h, e.Redacted)
+			}
+			if e.Signature != "" {
+				flush()
+				fmt.Fprintf(&b, "signature[%d]%s %s\n", e.Index, h, abbrev(e.Signature))
+			}
+			if e.Text == "" && e.Redacted == "" && e.Signature == "" {
+				flush()
+				fmt.Fprintf(&b, "thinking_empty[%d]%s\n", e.Index, h)
+			}
+		case llm.ToolCallDelta:
+			delta("tool_delta", e.Index, " id="+e.ID, e.PartialJSON)
+		case llm.ToolCallStart:
+			flush()
+			fmt.Fprintf(&b, "tool_start[%d] id=%s name=%s\n", e.Index, e.ID, e.Name)
+		case llm.ToolCallComplete:
+			flush()
+			fmt.Fprintf(&b, "tool_complete[%d] id=%s name=%s input=%s\n", e.Index, e.ID, e.Name, e.Input)
+		case llm.StreamEnd:
+			flush()
+			u := e.Usage
+			fmt.Fprintf(&b, "end stop=%s model=%s usage=in:%d out:%d cache_read:%d cache_write:%d\n",
+				e.StopReason, e.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
+		default:
+			flush()
+			fmt.Fprintf(&b, "unknown %#v\n", ev)
+		}
+	}
+	flush()
+	return b.String()
+}
+
+// abbrev shortens an opaque string to its start and length.
+func abbrev(s string) string {
+	if len(s) <= 24 {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%q…(%d bytes)", s[:16], len(s))
+}
+
+// mustJSON decodes s into a generic value for comparisons.
+func mustJSON(t testing.TB, s []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(s, &v); err != nil {
+		t.Fatalf("invalid JSON %q: %v", s, err)
+	}
+	return v
+}

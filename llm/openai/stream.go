@@ -1,0 +1,375 @@
+package openai
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/novacode/nova/llm"
+)
+
+// errProtocol is the cause of an event sequence the Responses protocol does
+// not allow.
+var errProtocol = errors.New("openai: stream protocol violation")
+
+// Output item kinds the normalizer tracks.
+const (
+	itemMessage   = "message"
+	itemReasoning = "reasoning"
+	itemFunction  = "function_call"
+)
+
+// normalizer turns Responses stream events, already decoded by the SDK, into
+// llm.StreamEvents. It reads the union's typed fields directly: AsAny and the
+// As* accessors decode the raw JSON a second time, which would double the
+// per-event cost for nothing.
+//
+// The Index of every event is the item's output_index, so each output item
+// (a message, a reasoning item, a function call) is one block to the loop.
+type normalizer struct {
+	started bool // an event arrived: failures now are mid-stream
+	model   string
+	// items are the output items seen so far, in arrival order. A response
+	// has a handful, so a slice searched linearly beats a map.
+	items   []outputItem
+	calls   int  // function calls announced
+	refusal bool // the model refused (refusal content part)
+	// out holds the events of the latest handle call; it is reused from one
+	// event to the next, since most events yield exactly one.
+	out []llm.StreamEvent
+}
+
+// outputItem is the state of one output item.
+type outputItem struct {
+	index int64  // output_index
+	id    string // item id: msg_…, rs_…, fc_…
+	kind  string
+	// Function calls.
+	callID, name string
+	args         []byte // concatenated argument deltas
+	// streamed is set once a text, summary or argument delta of the item was
+	// emitted, so that the item's final form is not emitted again.
+	streamed bool
+	done     bool  // finished: ToolCallComplete or the encrypted content emitted
+	summary  int64 // summary_index of the latest summary delta
+}
+
+// handle normalizes one event into n.out. It reports whether the response
+// is complete (StreamEnd is then the last event of n.out) or a protocol or
+// API error that ends the stream; events in n.out come before the error.
+func (n *normalizer) handle(ev *responses.ResponseStreamEventUnion) (bool, error) {
+	n.started = true
+	n.out = n.out[:0]
+	switch ev.Type {
+	case "response.created", "response.in_progress", "response.queued":
+		if ev.Response.Model != "" {
+			n.model = ev.Response.Model
+		}
+
+	case "response.output_item.added":
+		it := &ev.Item
+		switch it.Type {
+		case itemFunction:
+			if n.item(ev.OutputIndex, itemFunction, it.ID) != nil {
+				// Announced already: a call starts once.
+				break
+			}
+			callID := it.CallID
+			if callID == "" {
+				// Without a call id the result could not be paired; the item
+				// id is unique too, and is what the call is known by here.
+				callID = it.ID
+			}
+			n.items = append(n.items, outputItem{index: ev.OutputIndex, id: it.ID, kind: itemFunction, callID: callID, name: it.Name})
+			n.calls++
+			n.emit(llm.ToolCallStart{Index: int(ev.OutputIndex), ID: callID, Name: it.Name})
+		case itemMessage, itemReasoning:
+			n.items = append(n.items, outputItem{index: ev.OutputIndex, id: it.ID, kind: it.Type})
+		}
+		// Built-in tool calls (web search, …) are never requested by this
+		// adapter; a server that adds them anyway is ignored.
+
+	case "response.output_text.delta":
+		if ev.Delta != "" {
+			n.track(ev.OutputIndex, itemMessage, ev.ItemID).streamed = true
+			n.emit(llm.TextDelta{Index: int(ev.OutputIndex), Text: ev.Delta})
+		}
+
+	case "response.refusal.delta":
+		// A refusal is what the model says instead of an answer: the user
+		// sees it as text, and the stop reason tells the loop.
+		n.refusal = true
+		if ev.Delta != "" {
+			n.track(ev.OutputIndex, itemMessage, ev.ItemID).streamed = true
+			n.emit(llm.TextDelta{Index: int(ev.OutputIndex), Text: ev.Delta})
+		}
+
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		if ev.Delta == "" {
+			break
+		}
+		text := ev.Delta
+		it := n.track(ev.OutputIndex, itemReasoning, ev.ItemID)
+		// A summary comes in parts (one per reasoning step). The loop joins
+		// the deltas of a block into one text, so a part after the first
+		// starts a new paragraph there.
+		if ev.Type == "response.reasoning_summary_text.delta" {
+			if it.streamed && ev.SummaryIndex != it.summary {
+				text = "\n\n" + text
+			}
+			it.summary = ev.SummaryIndex
+		}
+		it.streamed = true
+		n.emit(llm.ThinkingDelta{Index: int(ev.OutputIndex), Text: text, ItemID: it.id, Origin: llm.OriginOpenAIResponses})
+
+	case "response.function_call_arguments.delta":
+		it := n.item(ev.OutputIndex, itemFunction, ev.ItemID)
+		if it == nil || it.done {
+			return false, &llm.Error{Kind: llm.ErrBrokenStream, Err: errProtocol,
+				Message: fmt.Sprintf("function_call_arguments.delta for output item %d, which is not an open function call", ev.OutputIndex)}
+		}
+		if ev.Delta != "" {
+			it.streamed = true
+			it.args = append(it.args, ev.Delta...)
+			n.emit(llm.ToolCallDelta{Index: int(ev.OutputIndex), ID: it.callID, PartialJSON: ev.Delta})
+		}
+
+	case "response.function_call_arguments.done":
+		it := n.item(ev.OutputIndex, itemFunction, ev.ItemID)
+		if it == nil {
+			return false, &llm.Error{Kind: llm.ErrBrokenStream, Err: errProtocol,
+				Message: fmt.Sprintf("function_call_arguments.done for output item %d, which is not a function call", ev.OutputIndex)}
+		}
+		n.completeCall(it, ev.Arguments)
+
+	case "response.output_item.done":
+		n.itemDone(ev.OutputIndex, &ev.Item)
+
+	case "response.completed":
+		n.finish(&ev.Response)
+		stop := llm.StopEndTurn
+		switch {
+		case n.calls > 0:
+			stop = llm.StopToolUse
+		case n.refusal:
+			stop = llm.StopRefusal
+		}
+		n.emit(llm.StreamEnd{StopReason: stop, Usage: usage(&ev.Response), Model: n.model})
+		return true, nil
+
+	case "response.incomplete":
+		// The response stopped early but what it produced is valid: it ends
+		// like a completed one, with the reason as its stop reason.
+		n.finish(&ev.Response)
+		n.emit(llm.StreamEnd{StopReason: incompleteReason(ev.Response.IncompleteDetails.Reason), Usage: usage(&ev.Response), Model: n.model})
+		return true, nil
+
+	case "response.failed":
+		e := &ev.Response.Error
+		return false, streamError(ev.Type, string(e.Code), "", e.Message, ev.Response.JSON.Error.Raw())
+
+	case "error":
+		// An error event of the Responses protocol: code and message at the
+		// top level. (The SDK itself only turns a top-level "error" object
+		// into a stream error; classify handles that form.)
+		return false, streamError(ev.Type, ev.Code, "", ev.Message, ev.RawJSON())
+	}
+	// Lifecycle events (content_part.*, *.done of text and summaries) and
+	// unknown event types carry nothing new and are ignored, as the API's
+	// versioning policy asks.
+	return false, nil
+}
+
+func (n *normalizer) emit(ev llm.StreamEvent) { n.out = append(n.out, ev) }
+
+// item returns the tracked output item of the given kind that id names,
+// or, when either side has no id (some compatible servers omit them), the
+// one at index. Ids come first because an index is only a position: a final
+// response whose output left an item out would shift them, and a call
+// matched by position could be started twice.
+func (n *normalizer) item(index int64, kind, id string) *outputItem {
+	for i := len(n.items) - 1; i >= 0; i-- {
+		it := &n.items[i]
+		if it.kind != kind {
+			continue
+		}
+		if id != "" && it.id != "" {
+			if it.id == id {
+				return it
+			}
+			continue
+		}
+		if it.index == index {
+			return it
+		}
+	}
+	return nil
+}
+
+// track returns the output item of the given kind (see item), tracking it
+// first if its output_item.added never came, so that its done event does
+// not emit its content a second time.
+func (n *normalizer) track(index int64, kind, id string) *outputItem {
+	if it := n.item(index, kind, id); it != nil {
+		if it.id == "" {
+			it.id = id
+		}
+		return it
+	}
+	n.items = append(n.items, outputItem{index: index, id: id, kind: kind})
+	return &n.items[len(n.items)-1]
+}
+
+// completeCall emits the ToolCallComplete of a function call, once. args is
+// the complete argument string the server reported, which wins over the
+// concatenated deltas (they are the same on OpenAI; a server that sent no
+// deltas at all gets one synthesized, so that the deltas of every call add up
+// to its input).
+func (n *normalizer) completeCall(it *outputItem, args string) {
+	if it.done {
+		return
+	}
+	it.done = true
+	var input json.RawMessage
+	switch {
+	case args != "":
+		if !it.streamed {
+			n.emit(llm.ToolCallDelta{Index: int(it.index), ID: it.callID, PartialJSON: args})
+		}
+		input = json.RawMessage(args)
+	case len(it.args) > 0:
+		input = it.args
+	default:
+		// A function without parameters; {} is also what the API expects
+		// back as its arguments.
+		input = json.RawMessage("{}")
+	}
+	n.emit(llm.ToolCallComplete{Index: int(it.index), ID: it.callID, Name: it.name, Input: input})
+}
+
+// itemDone handles a finished output item (output_item.done, or an item of
+// the final response). It completes function calls not yet completed, emits
+// the encrypted content of reasoning, and emits the text of items whose
+// deltas never came (some compatible servers send only finished items).
+func (n *normalizer) itemDone(index int64, item *responses.ResponseOutputItemUnion) {
+	switch item.Type {
+	case itemFunction:
+		it := n.item(index, itemFunction, item.ID)
+		if it == nil && item.CallID != "" {
+			for i := range n.items {
+				if n.items[i].kind == itemFunction && n.items[i].callID == item.CallID {
+					it = &n.items[i]
+				}
+			}
+		}
+		if it == nil {
+			callID := item.CallID
+			if callID == "" {
+				callID = item.ID
+			}
+			n.items = append(n.items, outputItem{index: index, id: item.ID, kind: itemFunction, callID: callID, name: item.Name})
+			n.calls++
+			it = &n.items[len(n.items)-1]
+			n.emit(llm.ToolCallStart{Index: int(index), ID: callID, Name: item.Name})
+		}
+		n.completeCall(it, item.Arguments.OfString)
+
+	case itemReasoning:
+		it := n.track(index, itemReasoning, item.ID)
+		if it.done {
+			return
+		}
+		it.done = true
+		var text string
+		if !it.streamed {
+			for i, s := range item.Summary {
+				if i > 0 && text != "" {
+					text += "\n\n"
+				}
+				text += s.Text
+			}
+		}
+		// The encrypted content of output_item.done is the one to send back:
+		// the SDK notes that output_item.added's may be incomplete. Without
+		// it the item cannot be sent back (store is false), so a reasoning
+		// item with neither text nor encrypted content yields nothing.
+		if text != "" || item.EncryptedContent != "" {
+			id := item.ID
+			if id == "" {
+				id = it.id
+			}
+			n.emit(llm.ThinkingDelta{Index: int(index), Text: text, Signature: item.EncryptedContent, ItemID: id, Origin: llm.OriginOpenAIResponses})
+		}
+
+	case itemMessage:
+		it := n.track(index, itemMessage, item.ID)
+		if it.streamed {
+			return
+		}
+		it.streamed = true
+		for i := range item.Content {
+			c := &item.Content[i]
+			text := c.Text
+			if c.Type == "refusal" {
+				n.refusal = true
+				text = c.Refusal
+			}
+			if text != "" {
+				n.emit(llm.TextDelta{Index: int(index), Text: text})
+			}
+		}
+	}
+}
+
+// finish closes what the final response leaves open: items whose
+// output_item.done never came are taken from the response's output, and
+// function calls still open after that are completed with what streamed.
+func (n *normalizer) finish(r *responses.Response) {
+	if r.Model != "" {
+		n.model = r.Model
+	}
+	for i := range r.Output {
+		n.itemDone(int64(i), &r.Output[i])
+	}
+	for i := range n.items {
+		if it := &n.items[i]; it.kind == itemFunction && !it.done {
+			n.completeCall(it, "")
+		}
+	}
+}
+
+// usage normalizes the response's token counts. input_tokens includes the
+// cached tokens (and those written to the cache), so InputTokens is only the
+// uncached rest. A response without usage gives zero figures: the caller
+// estimates them.
+func usage(r *responses.Response) llm.Usage {
+	if !r.JSON.Usage.Valid() {
+		return llm.Usage{}
+	}
+	u := &r.Usage
+	cached := u.InputTokensDetails.CachedTokens
+	written := u.InputTokensDetails.CacheWriteTokens
+	return llm.Usage{
+		InputTokens:      max(0, u.InputTokens-cached-written),
+		OutputTokens:     u.OutputTokens, // reasoning tokens included
+		CacheReadTokens:  cached,
+		CacheWriteTokens: written,
+	}
+}
+
+// incompleteReason maps incomplete_details.reason onto llm.StopReason.
+// Unknown reasons pass through unchanged so that they are visible rather
+// than lost.
+func incompleteReason(reason string) llm.StopReason {
+	switch reason {
+	case "max_output_tokens":
+		return llm.StopMaxTokens
+	case "content_filter":
+		return llm.StopRefusal
+	case "":
+		return llm.StopReason("incomplete")
+	}
+	return llm.StopReason(reason)
+}

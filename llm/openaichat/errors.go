@@ -1,0 +1,354 @@
+package openaichat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/novacode/nova/llm"
+)
+
+var (
+	// errProtocol is the cause of a chunk sequence or body the Chat
+	// Completions protocol does not allow.
+	errProtocol = errors.New("openaichat: stream protocol violation")
+	// errStreamError is the cause of an error the provider reported inside
+	// a 200 response (an error chunk, an `event: error`).
+	errStreamError = errors.New("openaichat: provider error in the response")
+)
+
+// classify turns a failed request or stream read into what the caller sees:
+// the cancellation of ctx as itself (wrapped, so errors.Is finds
+// context.Canceled), everything else as an *llm.Error. callCtx is the
+// per-call context whose cause tells a RequestTimeout apart; res is the
+// response when the server answered with an error status; started says
+// whether any chunk had arrived.
+func classify(ctx, callCtx context.Context, err error, res *http.Response, started bool, timeout time.Duration) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("openaichat: %w", ctxErr)
+	}
+	// An HTTP error is the real outcome even if the timeout fired meanwhile.
+	if res != nil && res.StatusCode >= 400 {
+		return fromHTTPError(res, err)
+	}
+	if context.Cause(callCtx) == errRequestTimeout {
+		// The SDK's own error is only a context.Canceled here; it is not
+		// wrapped, so that errors.Is(err, context.Canceled) keeps meaning
+		// "the caller cancelled".
+		return &llm.Error{Kind: llm.ErrTimeout, Message: fmt.Sprintf("no response within %v", timeout),
+			Err: fmt.Errorf("%w (%v)", errRequestTimeout, timeout)}
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return &llm.Error{Kind: llm.ErrTimeout, Message: err.Error(), Err: err}
+	}
+	msg := "connection failed: "
+	if started {
+		msg = "stream interrupted: "
+	}
+	// A transport failure before or during the stream is worth retrying,
+	// which is what ErrBrokenStream says.
+	return &llm.Error{Kind: llm.ErrBrokenStream, Message: msg + err.Error(), Err: err}
+}
+
+// fromHTTPError maps an error status. The SDK has already buffered the body
+// into res; it is parsed here rather than taken from the SDK's error because
+// the SDK only understands OpenAI's {"error":{…}} shape (and returns a bare
+// decoding error, status lost, for the others compatible servers send).
+func fromHTTPError(res *http.Response, sdkErr error) *llm.Error {
+	var body []byte
+	if res.Body != nil {
+		body, _ = io.ReadAll(io.LimitReader(res.Body, maxJSONBody))
+	}
+	e, _ := parseErrorBody(body)
+	return &llm.Error{
+		Kind:       httpKind(res.StatusCode, e),
+		StatusCode: res.StatusCode,
+		Message:    e.text(body, res.StatusCode, requestID(res.Header)),
+		RetryAfter: retryAfter(res.Header, time.Now()),
+		Err:        fmt.Errorf("HTTP %d: %w", res.StatusCode, sdkErr),
+	}
+}
+
+// fromStreamError maps an error the provider sent inside a 200 response.
+func fromStreamError(e apiError, raw []byte) *llm.Error {
+	return &llm.Error{
+		Kind:    streamKind(e),
+		Message: e.text(raw, 0, ""),
+		Err:     fmt.Errorf("%w: %s", errStreamError, truncate(string(bytes.TrimSpace(raw)), 300)),
+	}
+}
+
+// apiError is what an error body says, whatever its dialect.
+type apiError struct {
+	Message string
+	Type    string
+	Code    string // OpenAI's code string, or a number as text
+	Status  int    // an HTTP status carried in the body (numeric code), else 0
+	Detail  string // upstream detail a router adds (OpenRouter metadata.raw)
+}
+
+// parseErrorBody reads the error shapes seen in the wild:
+//
+//	{"error":{"message":…,"type":…,"code":…}}   OpenAI, llama.cpp, Groq, OpenRouter
+//	{"error":"…"}                               Ollama, xAI
+//	{"object":"error","message":…,"code":400}   vLLM
+//	{"detail":"…"}                              FastAPI-based servers
+//	[{"error":{…}}]                             Google's compatibility layer
+func parseErrorBody(b []byte) (apiError, bool) {
+	var e apiError
+	t := bytes.TrimSpace(b)
+	if len(t) > 0 && t[0] == '[' {
+		var arr []json.RawMessage
+		if json.Unmarshal(t, &arr) != nil || len(arr) == 0 {
+			return e, false
+		}
+		t = arr[0]
+	}
+	if len(t) == 0 || t[0] != '{' {
+		return e, false
+	}
+	var top struct {
+		Error   json.RawMessage `json:"error"`
+		Message json.RawMessage `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+		Type    json.RawMessage `json:"type"`
+		Code    json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(t, &top) != nil {
+		return e, false
+	}
+	e.Message, e.Type = jsonText(top.Message), jsonText(top.Type)
+	e.setCode(top.Code)
+	if e.Message == "" {
+		e.Message = jsonText(top.Detail)
+	}
+	if s := jsonText(top.Error); s != "" {
+		e.Message = s
+	} else if len(top.Error) > 0 && top.Error[0] == '{' {
+		var inner struct {
+			Message  json.RawMessage `json:"message"`
+			Type     json.RawMessage `json:"type"`
+			Code     json.RawMessage `json:"code"`
+			Status   json.RawMessage `json:"status"`
+			Metadata struct {
+				Raw          json.RawMessage `json:"raw"`
+				ProviderName string          `json:"provider_name"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(top.Error, &inner) == nil {
+			e.Message, e.Type = jsonText(inner.Message), jsonText(inner.Type)
+			e.setCode(inner.Code)
+			// Google's layer adds "status":"INVALID_ARGUMENT" beside a
+			// numeric code; it names the error like a type.
+			if st := jsonText(inner.Status); e.Type == "" && st != "" {
+				if _, err := strconv.Atoi(st); err != nil {
+					e.Type = st
+				}
+			}
+			if raw := jsonText(inner.Metadata.Raw); raw != "" {
+				e.Detail = raw
+				if p := inner.Metadata.ProviderName; p != "" {
+					e.Detail = p + ": " + raw
+				}
+			}
+		}
+	}
+	return e, e.Message != "" || e.Type != "" || e.Code != ""
+}
+
+// setCode records a code, which providers send as a string or a number; a
+// number in the HTTP range is also taken as a status.
+func (e *apiError) setCode(raw json.RawMessage) {
+	s := jsonText(raw)
+	if s == "" {
+		return
+	}
+	e.Code = s
+	if n, err := strconv.Atoi(s); err == nil && n >= 100 && n <= 599 {
+		e.Status = n
+	}
+}
+
+// jsonText returns a JSON string's value, a number's text, or "" for
+// anything else. Raw objects (OpenRouter's metadata.raw is sometimes one)
+// are returned compacted.
+func jsonText(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return ""
+	}
+	switch c := t[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(t, &s) == nil {
+			return s
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		return string(t)
+	}
+	return ""
+}
+
+// text is the human-readable message of an error: the provider's message
+// (with its code or type in front), else the start of whatever body a proxy
+// sent, else the status text. The request id is kept because support asks
+// for it.
+func (e apiError) text(body []byte, status int, reqID string) string {
+	msg := e.Message
+	if e.Detail != "" {
+		msg += " (" + truncate(e.Detail, 300) + ")"
+	}
+	if msg == "" && e.Type == "" && e.Code == "" {
+		msg = truncate(strings.TrimSpace(string(body)), 300)
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	label := e.Code
+	if label == "" || e.Status != 0 {
+		// A numeric code says no more than the status.
+		label = e.Type
+	}
+	if label != "" && !strings.HasPrefix(msg, label) {
+		if msg == "" {
+			msg = label
+		} else {
+			msg = label + ": " + msg
+		}
+	}
+	if reqID != "" {
+		msg += " (request-id " + reqID + ")"
+	}
+	return msg
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func requestID(h http.Header) string {
+	if id := h.Get("X-Request-Id"); id != "" {
+		return id
+	}
+	return h.Get("Request-Id")
+}
+
+// quotaExhausted is OpenAI's 429 for an account out of credit: retrying
+// cannot help, so it is not reported as a rate limit.
+func (e apiError) quotaExhausted() bool {
+	return e.Code == "insufficient_quota" || e.Type == "insufficient_quota"
+}
+
+// httpKind classifies an error status, refined by what the body says.
+func httpKind(status int, e apiError) llm.ErrorKind {
+	if e.quotaExhausted() {
+		return llm.ErrOther
+	}
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return llm.ErrAuth
+	case status == 529:
+		return llm.ErrOverloaded
+	case status == http.StatusTooManyRequests:
+		return llm.ErrRateLimit
+	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
+		return llm.ErrTimeout
+	case status >= 500:
+		// OpenAI and several hosts answer 503 "overloaded".
+		if e.mentions("overloaded") {
+			return llm.ErrOverloaded
+		}
+		return llm.ErrServer
+	case status >= 400:
+		return llm.ErrInvalid
+	}
+	return llm.ErrOther
+}
+
+// streamKind classifies an error reported inside a 200 stream, where only the
+// body can tell: a numeric code (vLLM, OpenRouter) is read as a status, else
+// the code or type names the kind. Unknown errors are server-side failures,
+// which are worth another try.
+func streamKind(e apiError) llm.ErrorKind {
+	if e.quotaExhausted() {
+		return llm.ErrOther
+	}
+	if e.Status != 0 {
+		return httpKind(e.Status, e)
+	}
+	name := strings.ToLower(e.Code + " " + e.Type)
+	switch {
+	case strings.Contains(name, "overloaded"):
+		return llm.ErrOverloaded
+	case strings.Contains(name, "rate_limit"), strings.Contains(name, "too_many_requests"):
+		return llm.ErrRateLimit
+	case strings.Contains(name, "auth"), strings.Contains(name, "permission"), strings.Contains(name, "api_key"):
+		return llm.ErrAuth
+	case strings.Contains(name, "timeout"):
+		return llm.ErrTimeout
+	case strings.Contains(name, "invalid_request"), strings.Contains(name, "badrequest"),
+		strings.Contains(name, "bad_request"), strings.Contains(name, "context_length"):
+		return llm.ErrInvalid
+	case e.mentions("overloaded"):
+		return llm.ErrOverloaded
+	}
+	return llm.ErrServer
+}
+
+func (e apiError) mentions(word string) bool {
+	return strings.Contains(strings.ToLower(e.Code+" "+e.Type+" "+e.Message), word)
+}
+
+// maxRetryAfter caps a parsed delay, so an absurd header cannot overflow a
+// time.Duration.
+const maxRetryAfter = 24 * time.Hour
+
+// retryAfter parses the server's requested delay: retry-after-ms (OpenAI's
+// sub-second precision) or Retry-After, in seconds or as an HTTP date. Failing
+// those, OpenAI and Groq's x-ratelimit-reset-{requests,tokens} (Go duration
+// syntax, "6m0s", "20ms") of the limit whose x-ratelimit-remaining is 0.
+// Absent or unparseable headers give 0.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if h == nil {
+		return 0
+	}
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(min(ms, float64(maxRetryAfter/time.Millisecond)) * float64(time.Millisecond))
+		}
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil {
+			if !(s > 0) { // also rejects NaN
+				return 0
+			}
+			return time.Duration(min(s, maxRetryAfter.Seconds()) * float64(time.Second))
+		}
+		if t, err := http.ParseTime(v); err == nil && t.After(now) {
+			return min(t.Sub(now), maxRetryAfter)
+		}
+		return 0
+	}
+	var d time.Duration
+	for _, limit := range []string{"requests", "tokens"} {
+		if strings.TrimSpace(h.Get("X-Ratelimit-Remaining-"+limit)) != "0" {
+			continue
+		}
+		if r, err := time.ParseDuration(strings.TrimSpace(h.Get("X-Ratelimit-Reset-" + limit))); err == nil && r > d {
+			d = r
+		}
+	}
+	return min(d, maxRetryAfter)
+}

@@ -1,0 +1,342 @@
+// Package openaichat is the llm.Client adapter for the OpenAI Chat
+// Completions API and the many servers that imitate it: OpenAI itself, vLLM,
+// Ollama, llama.cpp server, LM Studio, Together, OpenRouter, Groq, xAI, Z.ai,
+// Kimi endpoints, Azure OpenAI…
+//
+// HTTP, authentication and Server-Sent-Events framing go through the official
+// SDK (github.com/openai/openai-go/v3); the chunks themselves are decoded here,
+// from the raw event data, because compatible servers add fields the SDK types
+// only expose as opaque extras (reasoning_content, reasoning,
+// reasoning_details, cache_write_tokens) and because the SDK's accumulator gets
+// usage and chunk ids wrong for several of them (it sums repeated usage
+// objects and drops chunks whose id changes mid-stream). Nothing of the wire
+// format leaks past this package: requests come in as llm.Request, events go
+// out as llm.StreamEvent, failures as *llm.Error.
+//
+// Dialect choices, made for the widest compatibility:
+//   - max_tokens is sent by default; max_completion_tokens (which OpenAI's
+//     reasoning models require, and which many compatible servers ignore)
+//     only when the base URL's host is api.openai.com.
+//   - reasoning_effort is sent when Thinking is set and either the host is
+//     api.openai.com (default "medium") or Thinking.Effort is explicit; other
+//     servers often reject the field or think by default anyway.
+//   - Thinking blocks are never sent back: most compatible endpoints reject or
+//     ignore reasoning in input messages, and OpenAI's Chat API has no field
+//     for it at all.
+//   - The system prompt is a "system" message (not "developer"): OpenAI maps
+//     it for reasoning models, and every compatible server knows it.
+package openaichat
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/novacode/nova/llm"
+)
+
+// DefaultBaseURL is the OpenAI API, used when Options.BaseURL is empty.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Options configures a Client. The zero value talks to OpenAI without a key
+// (every call then fails with llm.ErrAuth).
+type Options struct {
+	// APIKey is sent as a bearer token. Empty sends no Authorization header
+	// at all, which local servers (Ollama, llama.cpp, LM Studio) expect.
+	APIKey string
+	// BaseURL is the API root including its version segment, e.g.
+	// "http://localhost:11434/v1"; requests go to BaseURL+"/chat/completions".
+	// Empty means DefaultBaseURL. Nothing is appended: servers disagree on
+	// where /v1 belongs (OpenRouter's is /api/v1, Groq's /openai/v1).
+	BaseURL string
+	// HTTPClient sends the requests. Nil uses a clone of
+	// http.DefaultTransport with a 10-minute response-header timeout. It
+	// should have no Client.Timeout: that would cut long streams.
+	HTTPClient *http.Client
+	// RequestTimeout bounds the time until the response headers arrive. It
+	// does not bound the stream itself, since a long answer legitimately
+	// takes minutes. 0 means no bound.
+	RequestTimeout time.Duration
+}
+
+// OptionsFromEnv reads OPENAI_API_KEY and OPENAI_BASE_URL. It is the only
+// place this package looks at the environment: the SDK is configured so that
+// it reads none of its own variables, so explicit Options always win.
+func OptionsFromEnv() Options {
+	return Options{
+		APIKey:  os.Getenv("OPENAI_API_KEY"),
+		BaseURL: os.Getenv("OPENAI_BASE_URL"),
+	}
+}
+
+// Client streams Chat Completions calls. It is safe for concurrent use.
+type Client struct {
+	sdk            openai.Client
+	requestTimeout time.Duration
+	// openAIHosted is set when the base URL is OpenAI's own API, whose
+	// dialect differs on max_completion_tokens and reasoning_effort.
+	openAIHosted bool
+	// configErr is a problem with Options found by New; every call reports
+	// it instead of sending a request.
+	configErr error
+	// callIDs numbers the ids synthesized for tool calls that arrive
+	// without one, so they stay unique across the turns of a session.
+	callIDs atomic.Uint64
+
+	windowsMu sync.Mutex
+	windows   map[string]int // ContextWindow answers by model
+}
+
+var _ llm.Client = (*Client)(nil)
+
+// New returns a Client for opts.
+func New(opts Options) *Client {
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient()
+	}
+	base := opts.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	c := &Client{requestTimeout: opts.RequestTimeout}
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		// The SDK would only report a bad URL on the first request, as an
+		// untyped error; check it here so it surfaces as a config problem.
+		c.configErr = &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("invalid OpenAI base URL %q", base), Err: err}
+		if err == nil {
+			c.configErr.(*llm.Error).Err = errors.New("base URL needs a scheme and a host")
+		}
+		return c
+	}
+	c.openAIHosted = strings.EqualFold(u.Hostname(), "api.openai.com")
+
+	sdkOpts := []option.RequestOption{
+		option.WithHTTPClient(hc),
+		option.WithBaseURL(base),
+		// Retries belong to the caller (llm.WithRetry), which knows
+		// whether anything was already yielded.
+		option.WithMaxRetries(0),
+	}
+	if opts.APIKey != "" {
+		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
+	}
+	// openai.NewClient starts from DefaultClientOptions, which reads
+	// OPENAI_API_KEY, OPENAI_ADMIN_KEY (sent as a bearer token when no API
+	// key is set!), OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_BASE_URL and
+	// OPENAI_CUSTOM_HEADERS, and the SDK offers no public way to turn that
+	// off. Only Client.Execute/Post/Get are used here, and they rely on
+	// nothing but Options, so the struct is built directly from ours.
+	c.sdk = openai.Client{Options: sdkOpts}
+	return c
+}
+
+// defaultHTTPClient mirrors the SDK's own default: a response-header timeout
+// catches a server that accepts the connection and never answers, while the
+// body (the stream) stays unbounded.
+func defaultHTTPClient() *http.Client {
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = t.Clone()
+		t.ResponseHeaderTimeout = 10 * time.Minute
+		return &http.Client{Transport: t}
+	}
+	return &http.Client{}
+}
+
+// errRequestTimeout is the cancellation cause when Options.RequestTimeout
+// expires before the response starts.
+var errRequestTimeout = errors.New("openaichat: no response within the request timeout")
+
+// maxJSONBody caps how much of a non-stream response body is read.
+const maxJSONBody = 1 << 20
+
+// Stream sends req and yields its normalized events. See llm.Client for the
+// contract: it stops as soon as yield returns false, yields at most one error
+// and only as the last element, and releases the connection before returning.
+func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
+	return func(yield func(llm.StreamEvent, error) bool) {
+		if c.configErr != nil {
+			yield(nil, c.configErr)
+			return
+		}
+		if req == nil {
+			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
+			return
+		}
+		body, err := buildBody(req, c.openAIHosted)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			yield(nil, fmt.Errorf("openaichat: %w", err))
+			return
+		}
+
+		// callCtx lets RequestTimeout cancel the wait for the response with
+		// a recognisable cause, without putting a deadline on the stream.
+		callCtx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		var timer *time.Timer
+		if c.requestTimeout > 0 {
+			timer = time.AfterFunc(c.requestTimeout, func() { cancel(errRequestTimeout) })
+		}
+		// With a **http.Response destination the SDK returns once the
+		// headers arrived and leaves the body to us; on an error status it
+		// still fills res (with the body buffered) before returning.
+		var res *http.Response
+		err = c.sdk.Post(callCtx, "chat/completions", body, &res, option.WithHeader("Accept", "text/event-stream"))
+		if timer != nil {
+			timer.Stop()
+		}
+		if err != nil {
+			if res != nil && res.Body != nil {
+				defer res.Body.Close()
+			}
+			yield(nil, classify(ctx, callCtx, err, res, false, c.requestTimeout))
+			return
+		}
+		if err := callCtx.Err(); err != nil {
+			// The timer fired just as the headers arrived: the body would
+			// fail on its first read anyway.
+			res.Body.Close()
+			yield(nil, classify(ctx, callCtx, err, nil, false, c.requestTimeout))
+			return
+		}
+		if isJSON(res.Header.Get("Content-Type")) {
+			// Not a stream: a server that ignores stream:true, or one that
+			// reports an error with status 200. Unless the body is an
+			// event stream after all, mislabelled.
+			br := bufio.NewReader(res.Body)
+			if startsJSON(br) {
+				defer res.Body.Close()
+				err := jsonInsteadOfStream(br)
+				if ctxErr := ctx.Err(); ctxErr != nil {
+					err = fmt.Errorf("openaichat: %w", ctxErr)
+				}
+				yield(nil, err)
+				return
+			}
+			res.Body = readCloser{br, res.Body}
+		}
+
+		dec := ssestream.NewDecoder(res)
+		defer dec.Close()
+		n := normalizer{newID: c.newCallID}
+		for dec.Next() {
+			// Events may already sit in the read buffer when ctx ends; the
+			// contract is to stop at once, not when the socket notices.
+			if err := ctx.Err(); err != nil {
+				yield(nil, fmt.Errorf("openaichat: %w", err))
+				return
+			}
+			ev := dec.Event()
+			done, err := n.handle(ev.Type, ev.Data)
+			for _, e := range n.out {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if done {
+				// Nothing may follow StreamEnd, so stop reading here rather
+				// than wait for the server to close the body.
+				return
+			}
+		}
+		if err := dec.Err(); err != nil {
+			yield(nil, classify(ctx, callCtx, err, nil, n.started, c.requestTimeout))
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			yield(nil, fmt.Errorf("openaichat: %w", err))
+			return
+		}
+		// The body ended without [DONE]. Servers that omit it still end
+		// every complete response with a finish_reason; without one the
+		// answer was cut short.
+		if n.finished {
+			n.out = n.out[:0]
+			n.finish()
+			for _, e := range n.out {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			return
+		}
+		yield(nil, &llm.Error{Kind: llm.ErrBrokenStream, Message: "stream ended before finish_reason and [DONE]", Err: io.ErrUnexpectedEOF})
+	}
+}
+
+// newCallID makes an id for a tool call the server sent without one, so that
+// its result can be paired with it in the next request.
+func (c *Client) newCallID(wireIndex int) string {
+	return fmt.Sprintf("call_%d_%d", wireIndex, c.callIDs.Add(1))
+}
+
+// isJSON reports whether a Content-Type is JSON rather than an event stream.
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// startsJSON reports whether the first non-blank byte of r opens a JSON
+// object or array, leaving r positioned on it.
+func startsJSON(r *bufio.Reader) bool {
+	for {
+		c, err := r.ReadByte()
+		if err != nil {
+			return false
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		_ = r.UnreadByte()
+		return c == '{' || c == '['
+	}
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// jsonInsteadOfStream turns a 2xx JSON answer to a streaming request into an
+// error: the provider's error if the body holds one, else a non-retryable
+// error.
+func jsonInsteadOfStream(body io.Reader) error {
+	b, err := io.ReadAll(io.LimitReader(body, maxJSONBody))
+	if err != nil {
+		return &llm.Error{Kind: llm.ErrBrokenStream, Message: "reading response: " + err.Error(), Err: err}
+	}
+	if e, ok := parseErrorBody(b); ok {
+		return fromStreamError(e, b)
+	}
+	// Not retryable: the same request would get the same answer.
+	return &llm.Error{
+		Kind:    llm.ErrOther,
+		Message: "server answered with JSON instead of an event stream (does it support stream: true?)",
+		Err:     errProtocol,
+	}
+}
