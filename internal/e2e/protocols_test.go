@@ -339,3 +339,71 @@ func TestFaultsEveryProtocol(t *testing.T) {
 		}
 	}
 }
+
+// The context window comes from settings, else the endpoint's models API,
+// else the built-in table; usage events report it.
+func TestContextWindowResolution(t *testing.T) {
+	tests := []struct {
+		name     string
+		provider string
+		model    string
+		models   []llmtest.Model
+		settings string
+		want     float64
+	}{
+		{"anthropic endpoint", "anthropic", "claude-sonnet-4-5", []llmtest.Model{{ID: "claude-sonnet-4-5", ContextWindow: 150_000, MaxOutput: 64_000}}, "", 150_000},
+		{"compatible endpoint", "openai-chat", "qwen3-coder", []llmtest.Model{{ID: "qwen3-coder", ContextWindow: 32_768, MaxOutput: 8_192}}, "", 32_768},
+		{"settings win", "openai-chat", "qwen3-coder", []llmtest.Model{{ID: "qwen3-coder", ContextWindow: 32_768}}, `{"contextWindow": 100000}`, 100_000},
+		{"catalog when the endpoint does not know", "anthropic", "claude-haiku-4-5", []llmtest.Model{{ID: "other", ContextWindow: 1000}}, "", 200_000},
+		{"default for an unknown model", "openai-chat", "mystery-model", nil, "", float64(llm.DefaultModelInfo.ContextWindow)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := t.TempDir()
+			if tc.settings != "" {
+				_ = os.MkdirAll(filepath.Join(ws, ".novacode"), 0o755)
+				if err := os.WriteFile(filepath.Join(ws, ".novacode", "settings.local.json"), []byte(tc.settings), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			srv := llmtest.NewServer(llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("ok")}})
+			defer srv.Close()
+			srv.SetModels(tc.models)
+			r := runNovaFor(t, srv, tc.provider, ws, "--model", tc.model, "hi")
+			u := r.byType("usage")
+			if r.Code != 0 || len(u) != 1 {
+				t.Fatalf("exit %d, %d usage events\n%s", r.Code, len(u), r.Stderr)
+			}
+			if got := u[0]["context_window"].(float64); got != tc.want {
+				t.Fatalf("context_window = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// Usage the endpoint does not report is estimated and says so; prices come
+// from settings when given.
+func TestMissingUsageEstimatedAndPricesFromSettings(t *testing.T) {
+	ws := t.TempDir()
+	_ = os.MkdirAll(filepath.Join(ws, ".novacode"), 0o755)
+	settings := `{"prices": {"local-model": {"input": 1000000, "output": 0}}}`
+	if err := os.WriteFile(filepath.Join(ws, ".novacode", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("An answer of some length.")}, OmitUsage: true})
+	defer srv.Close()
+	r := runNovaFor(t, srv, "openai-chat", ws, "--model", "local-model", "hi")
+	u := r.byType("usage")
+	if r.Code != 0 || len(u) != 1 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	call := obj(u[0]["call"])
+	in := call["input_tokens"].(float64)
+	if call["estimated"] != true || in < 100 || call["output_tokens"].(float64) < 1 {
+		t.Fatalf("usage = %v, want an estimate marked estimated", call)
+	}
+	// 1,000,000 USD per million input tokens: the cost is the token count.
+	if r.Result.TotalCostUSD != in {
+		t.Fatalf("cost %v for %v input tokens at the configured price", r.Result.TotalCostUSD, in)
+	}
+}
