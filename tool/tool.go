@@ -47,6 +47,50 @@ type Env struct {
 	Dir string
 	// Files tracks what the model has read, so edits can refuse stale files.
 	Files *FileState
+	// Guard, if set, re-checks every file a tool has actually opened (see
+	// PathGuard); nil means no re-check.
+	Guard PathGuard
+	// Sandbox, if set, wraps every command Bash runs (see Sandbox); nil
+	// means commands run unsandboxed.
+	Sandbox Sandbox
+}
+
+// PathGuard re-checks, after the open, the file a tool really got: the
+// permission check ran on the path the model named, and a symlink swapped in
+// between (or a path that resolves differently than it reads) must not let a
+// tool touch something the check never saw.
+type PathGuard interface {
+	// Recheck returns an error if realPath (the path of the opened file, as
+	// the kernel reports it) may not be read (write false) or written.
+	// approved lists the resolved paths a person or rule approved for this
+	// very call (ApprovedPaths); they pass even outside the workspace.
+	Recheck(realPath string, write bool, approved []string) error
+}
+
+// Sandbox confines the processes Bash starts.
+type Sandbox interface {
+	// Wrap returns the argv that runs argv inside the sandbox, with dir as
+	// the working directory.
+	Wrap(argv []string, dir string) ([]string, error)
+	// Describe says in a few words what confines commands, for notices.
+	Describe() string
+}
+
+type approvedKey struct{}
+
+// WithApprovedPaths records on ctx the resolved paths approved for one call;
+// the executor sets it, file tools pass it to PathGuard.Recheck.
+func WithApprovedPaths(ctx context.Context, paths []string) context.Context {
+	if len(paths) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, approvedKey{}, paths)
+}
+
+// ApprovedPaths returns what WithApprovedPaths recorded.
+func ApprovedPaths(ctx context.Context) []string {
+	p, _ := ctx.Value(approvedKey{}).([]string)
+	return p
 }
 
 // Abs resolves p against the workspace.
