@@ -57,8 +57,9 @@ type Agent struct {
 
 	// Permissions decides each call; nil allows everything.
 	Permissions PermissionChecker
-	// AllowAlways is called when a person answers "always allow"; optional.
-	AllowAlways func(toolName string)
+	// AllowAlways is called when a person answers "always allow", with the
+	// decision that asked (its Suggest lists the rules to remember).
+	AllowAlways func(call ToolCall, d permission.Decision)
 	// NonInteractive turns every "ask" into a denial at once (print mode:
 	// nobody is there to answer).
 	NonInteractive bool

@@ -327,7 +327,7 @@ func TestPermissionFlow(t *testing.T) {
 			a.Permissions = permission.NewChecker(permission.ModeDefault, nil, nil)
 			a.NonInteractive = tc.nonInteractive
 			var always []string
-			a.AllowAlways = func(name string) { always = append(always, name) }
+			a.AllowAlways = func(c agent.ToolCall, d permission.Decision) { always = append(always, c.Name) }
 			conv := agent.NewConversation("s", "", "go")
 			var reqs int
 			var rs []event.ToolResult

@@ -53,7 +53,9 @@ func newExecutor(ctx context.Context, env *tool.Env, now func() time.Time) *exec
 }
 
 // submit starts call on t as soon as its ordering constraints allow.
-func (x *executor) submit(call ToolCall, t tool.Tool) *task {
+// approved are the resolved paths the permission decision covered; file
+// tools re-check what they open against them.
+func (x *executor) submit(call ToolCall, t tool.Tool, approved []string) *task {
 	tk := &task{call: call, done: make(chan struct{})}
 	x.mu.Lock()
 	var deps []<-chan struct{}
@@ -82,7 +84,7 @@ func (x *executor) submit(call ToolCall, t tool.Tool) *task {
 			}
 		}
 		tk.started = x.now()
-		tk.result = runTool(x.ctx, t, x.env, call.Input)
+		tk.result = runTool(tool.WithApprovedPaths(x.ctx, approved), t, x.env, call.Input)
 		tk.finished = x.now()
 		if x.ctx.Err() != nil {
 			tk.cancelled = true

@@ -70,6 +70,7 @@ type callState struct {
 	deferred bool         // needs a person; runs after the stream
 	decided  *tool.Result // set when no tool runs (denied, unknown, invalid)
 	denied   bool
+	decision permission.Decision
 }
 
 func (r *run) loop(ctx context.Context) {
@@ -286,11 +287,12 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 	}
 	dec := permission.Decision{Behavior: permission.Allow}
 	if a.Permissions != nil {
-		dec = a.Permissions.Check(permission.Call{Tool: call.Name, ReadOnly: t.ConcurrencySafe()})
+		dec = a.Permissions.Check(permission.Call{Tool: call.Name, Input: call.Input, ReadOnly: t.ConcurrencySafe()})
 	}
+	cs.decision = dec
 	switch dec.Behavior {
 	case permission.Allow:
-		cs.task = exec.submit(call, t)
+		cs.task = exec.submit(call, t, dec.Paths)
 	case permission.Deny:
 		res := tool.Errorf("Permission to use %s was denied: %s. Do not retry this call; choose another approach or ask the user.", call.Name, dec.Reason)
 		cs.decided, cs.denied = &res, true
@@ -370,9 +372,14 @@ func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callStat
 // askAndRun asks a person about one deferred call and runs it if allowed.
 func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 	reply := event.NewReply()
+	reason := cs.decision.Reason
+	if reason == "" {
+		reason = fmt.Sprintf("%s needs your approval", cs.call.Name)
+	}
 	req := event.NewPermissionRequest(event.PermissionRequest{
 		Turn: r.turn, ID: cs.call.ID, Name: cs.call.Name, Input: cs.call.Input,
-		Reason:  fmt.Sprintf("%s needs your approval", cs.call.Name),
+		Reason:  reason,
+		Suggest: cs.decision.Suggest,
 		Choices: []string{"allow_once", "allow_always", "deny"},
 	}, reply)
 	if !r.emit(req) {
@@ -398,10 +405,10 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 		return
 	}
 	if d.Always && r.a.AllowAlways != nil {
-		r.a.AllowAlways(cs.call.Name)
+		r.a.AllowAlways(cs.call, cs.decision)
 	}
 	t, _ := r.a.Tools.Get(cs.call.Name)
-	cs.task = exec.submit(cs.call, t)
+	cs.task = exec.submit(cs.call, t, cs.decision.Paths)
 	<-cs.task.done // deferred calls run one by one
 }
 

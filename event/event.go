@@ -95,6 +95,8 @@ type PermissionRequest struct {
 	Input   json.RawMessage `json:"input"`
 	Reason  string          `json:"reason"`
 	Choices []string        `json:"choices"`
+	// Suggest lists the rules "allow always" would remember.
+	Suggest []string `json:"suggest,omitempty"`
 
 	reply *Reply
 }

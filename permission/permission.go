@@ -1,13 +1,16 @@
-// Package permission decides whether a tool call may run without asking a
-// person. This is the first link of the chain the design handbook describes
-// (deny rules → checks → allow rules → mode → ask); rules here are bare tool
-// names, the full rule syntax and shell analysis come later.
+// Package permission decides whether a tool call may run, must be asked to a
+// person, or is denied. A call goes through a chain and the first definite
+// answer wins: deny rules → hard checks (dangerous commands, protected,
+// hard-linked and secret paths, commands the shell analyser cannot prove
+// safe) → ask rules → allow rules → the mode. Shell commands are parsed
+// (permission/shell), not prefix-matched: every simple command must be
+// allowed on its own. Paths are resolved (permission/pathguard) before any
+// rule sees them.
 package permission
 
 import (
+	"encoding/json"
 	"fmt"
-	"slices"
-	"sync"
 )
 
 // Mode is the session-wide permission mode.
@@ -15,9 +18,9 @@ type Mode string
 
 const (
 	ModeDefault     Mode = "default"           // ask for anything not allowed
-	ModeAcceptEdits Mode = "acceptEdits"       // file edits allowed, commands asked
+	ModeAcceptEdits Mode = "acceptEdits"       // file edits in the workspace allowed, commands asked
 	ModePlan        Mode = "plan"              // read-only tools only
-	ModeBypass      Mode = "bypassPermissions" // everything but hard denies
+	ModeBypass      Mode = "bypassPermissions" // everything but deny rules and dangerous commands
 )
 
 // ParseMode validates a mode name from a flag or setting.
@@ -45,78 +48,19 @@ type Decision struct {
 	Behavior Behavior `json:"decision"`
 	Reason   string   `json:"reason"`
 	Rule     string   `json:"rule,omitempty"`
+	// Paths are the resolved paths the call touches; when the call is
+	// approved they are approved with it (file tools re-check the file they
+	// actually open against them).
+	Paths []string `json:"-"`
+	// Suggest lists the narrowest rules that would allow this call, for an
+	// "allow always" answer.
+	Suggest []string `json:"-"`
 }
 
-// Call is what the checker looks at.
+// Call is what the chain looks at.
 type Call struct {
-	Tool string
+	Tool  string
+	Input json.RawMessage
 	// ReadOnly is the tool's own claim that it changes nothing.
 	ReadOnly bool
-}
-
-// editTools are the tools acceptEdits lets through.
-var editTools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}
-
-// Checker holds the rules of one session. Safe for concurrent use: the loop
-// checks while "always allow" answers add rules.
-type Checker struct {
-	mu    sync.RWMutex
-	mode  Mode
-	allow []string
-	deny  []string
-}
-
-// NewChecker returns a checker for mode with allow and deny tool names.
-func NewChecker(mode Mode, allow, deny []string) *Checker {
-	return &Checker{mode: mode, allow: slices.Clone(allow), deny: slices.Clone(deny)}
-}
-
-// Mode returns the current mode.
-func (c *Checker) Mode() Mode {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.mode
-}
-
-// AllowAlways remembers an allowance for the rest of the session.
-func (c *Checker) AllowAlways(tool string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !slices.Contains(c.allow, tool) {
-		c.allow = append(c.allow, tool)
-	}
-}
-
-// Check decides one call. Deny beats allow; the mode decides what no rule
-// covers.
-func (c *Checker) Check(call Call) Decision {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if slices.Contains(c.deny, call.Tool) {
-		return Decision{Deny, fmt.Sprintf("%s is in the deny list", call.Tool), call.Tool}
-	}
-	if slices.Contains(c.allow, call.Tool) {
-		return Decision{Allow, fmt.Sprintf("%s is in the allow list", call.Tool), call.Tool}
-	}
-	switch c.mode {
-	case ModeBypass:
-		return Decision{Behavior: Allow, Reason: "bypassPermissions mode"}
-	case ModePlan:
-		if call.ReadOnly {
-			return Decision{Behavior: Allow, Reason: "read-only tool"}
-		}
-		return Decision{Behavior: Deny, Reason: "plan mode allows read-only tools only"}
-	case ModeAcceptEdits:
-		if call.ReadOnly {
-			return Decision{Behavior: Allow, Reason: "read-only tool"}
-		}
-		if slices.Contains(editTools, call.Tool) {
-			return Decision{Behavior: Allow, Reason: "acceptEdits mode allows file edits"}
-		}
-	default:
-		if call.ReadOnly {
-			return Decision{Behavior: Allow, Reason: "read-only tool"}
-		}
-	}
-	return Decision{Behavior: Ask, Reason: fmt.Sprintf("%s may change files or run commands", call.Tool)}
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/novacode/nova/internal/iostreams"
+	"github.com/novacode/nova/permission/sandbox"
 )
 
 // Version is set at build time with -ldflags "-X github.com/novacode/nova/internal/cli.Version=…".
@@ -24,6 +25,11 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // Main runs the nova command line and returns the process exit code.
 func Main() int {
+	// The binary doubles as the sandbox's launcher: a command run under
+	// Landlock goes through a re-exec of nova that confines itself first.
+	if handled, code := sandbox.MaybeRunHelper(); handled {
+		return code
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The first Ctrl-C cancels the run cleanly; restoring the default

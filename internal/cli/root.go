@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/novacode/nova/internal/printmode"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/permission/sandbox"
 	"github.com/novacode/nova/tool"
 	"github.com/novacode/nova/tool/builtin"
 )
@@ -41,6 +43,7 @@ type RootOptions struct {
 	DisallowedTools []string
 	Cwd             string
 	Effort          string
+	Debug           []string
 }
 
 // NewCmdRoot builds the root command. runF replaces the behaviour in tests of
@@ -68,8 +71,15 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 			if _, err := printmode.ParseFormat(opts.OutputFormat); err != nil {
 				return err
 			}
-			if _, err := permission.ParseMode(opts.PermissionMode); err != nil {
-				return err
+			if opts.PermissionMode != "" {
+				if _, err := permission.ParseMode(opts.PermissionMode); err != nil {
+					return err
+				}
+			}
+			for _, d := range opts.Debug {
+				if d != "permissions" {
+					return fmt.Errorf("unknown --debug topic %q (available: permissions)", d)
+				}
 			}
 			switch opts.Effort {
 			case "", "low", "medium", "high":
@@ -79,8 +89,6 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 			if opts.MaxTurns < 0 {
 				return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", opts.MaxTurns)
 			}
-			opts.AllowedTools = splitList(opts.AllowedTools)
-			opts.DisallowedTools = splitList(opts.DisallowedTools)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -88,6 +96,7 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 		},
 	}
 	cmd.SetVersionTemplate("nova version {{.Version}}\n")
+	cmd.AddCommand(newCmdPermission(ios, nil))
 	f := cmd.Flags()
 	f.BoolVarP(&opts.Print, "print", "p", false, "Print mode: run the prompt non-interactively and exit")
 	f.StringVar(&opts.OutputFormat, "output-format", "text", "Print-mode output: text, json or stream-json")
@@ -95,22 +104,12 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 	f.StringVar(&opts.Model, "model", "", "Model name (default $ANTHROPIC_MODEL / $OPENAI_MODEL, settings, or the provider's default)")
 	f.StringVar(&opts.Effort, "effort", "", "Turn on reasoning with this effort: low, medium or high")
 	f.IntVar(&opts.MaxTurns, "max-turns", 0, "Stop after this many model calls (0: no limit)")
-	f.StringVar(&opts.PermissionMode, "permission-mode", "default", "default, acceptEdits, plan or bypassPermissions")
-	f.StringSliceVar(&opts.AllowedTools, "allowedTools", nil, "Tools allowed without asking (comma-separated names)")
-	f.StringSliceVar(&opts.DisallowedTools, "disallowedTools", nil, "Tools removed and denied (comma-separated names)")
+	f.StringVar(&opts.PermissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions (default: settings' defaultMode, else default)")
+	f.StringArrayVar(&opts.AllowedTools, "allowedTools", nil, "Rules allowed without asking, e.g. \"Bash(npm run test:*),Edit(src/**)\"")
+	f.StringArrayVar(&opts.DisallowedTools, "disallowedTools", nil, "Rules denied; bare tool names also hide the tool from the model")
+	f.StringSliceVar(&opts.Debug, "debug", nil, "Log details to standard error: permissions")
 	f.StringVar(&opts.Cwd, "cwd", "", "Workspace directory (default: current directory)")
 	return cmd
-}
-
-// splitList accepts "A,B", "A B" and repeated flags alike.
-func splitList(in []string) []string {
-	var out []string
-	for _, s := range in {
-		for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func runRoot(ctx context.Context, opts *RootOptions) error {
@@ -177,18 +176,38 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		window()
 	}()
 
-	mode, _ := permission.ParseMode(opts.PermissionMode)
+	pin := permissionInputs{Mode: opts.PermissionMode, Allow: opts.AllowedTools, Deny: opts.DisallowedTools}
+	if slices.Contains(opts.Debug, "permissions") {
+		pin.DebugLog = opts.IO.ErrOut
+	}
 	reg := tool.NewRegistry(builtin.All()...)
-	reg.Remove(opts.DisallowedTools...)
-	checker := permission.NewChecker(mode, opts.AllowedTools, opts.DisallowedTools)
+	reg.Remove(bareNames(opts.DisallowedTools)...)
 
 	sessionID := newSessionID()
 	sessDir := sessionDir(data, dir, sessionID)
+	pin.Sandbox = func(additional []string) (*sandbox.Sandbox, error) {
+		return newSandbox(settings, dir, additional, filepath.Join(sessDir, "tmp"))
+	}
+	checker, sb, err := buildChecker(pin, dir, files, opts.IO.ErrOut)
+	if err != nil {
+		return err
+	}
+	defer sb.Close()
+	if n := sb.Notice(); n != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
+	}
+	env := &tool.Env{Dir: dir, Files: tool.NewFileState()}
+	if g := checker.Guard(); g != nil {
+		env.Guard = g
+	}
+	if sb.Kind() != "none" {
+		env.Sandbox = sb
+	}
 	a := &agent.Agent{
 		Client: client, Model: ep.Model, Tools: reg,
-		Env:            &tool.Env{Dir: dir, Files: tool.NewFileState()},
+		Env:            env,
 		Permissions:    checker,
-		AllowAlways:    checker.AllowAlways,
+		AllowAlways:    rememberAlways(checker, dir, opts.IO.ErrOut),
 		NonInteractive: true,
 		MaxTurns:       opts.MaxTurns,
 		ModelInfo:      &info,

@@ -25,19 +25,20 @@ func TestRootFlags(t *testing.T) {
 		{
 			name: "defaults",
 			args: []string{"-p", "hello", "world"},
-			want: RootOptions{Print: true, Prompt: "hello world", OutputFormat: "text", PermissionMode: "default"},
+			want: RootOptions{Print: true, Prompt: "hello world", OutputFormat: "text"},
 		},
 		{
 			name: "everything",
 			args: []string{"--print", "--output-format", "stream-json", "--provider", "anthropic", "--model", "claude-x",
 				"--max-turns", "2", "--permission-mode", "acceptEdits", "--allowedTools", "Bash,Read", "--allowedTools", "Edit",
-				"--disallowedTools", "Write Glob", "--cwd", "/tmp", "--effort", "high", "do it"},
+				"--disallowedTools", "Write Glob", "--cwd", "/tmp", "--effort", "high", "--debug", "permissions", "do it"},
 			want: RootOptions{Print: true, Prompt: "do it", OutputFormat: "stream-json", Provider: "anthropic", Model: "claude-x",
-				MaxTurns: 2, PermissionMode: "acceptEdits", AllowedTools: []string{"Bash", "Read", "Edit"},
-				DisallowedTools: []string{"Write", "Glob"}, Cwd: "/tmp", Effort: "high"},
+				MaxTurns: 2, PermissionMode: "acceptEdits", AllowedTools: []string{"Bash,Read", "Edit"},
+				DisallowedTools: []string{"Write Glob"}, Cwd: "/tmp", Effort: "high", Debug: []string{"permissions"}},
 		},
 		{name: "bad format", args: []string{"-p", "--output-format", "yaml", "x"}, wantErr: `unknown output format "yaml"`},
 		{name: "bad mode", args: []string{"-p", "--permission-mode", "yolo", "x"}, wantErr: `unknown permission mode "yolo"`},
+		{name: "bad debug", args: []string{"-p", "--debug", "everything", "x"}, wantErr: `unknown --debug topic "everything"`},
 		{name: "bad effort", args: []string{"-p", "--effort", "max", "x"}, wantErr: "--effort must be low, medium or high"},
 		{name: "negative turns", args: []string{"-p", "--max-turns", "-1", "x"}, wantErr: "--max-turns must be"},
 		{name: "unknown flag", args: []string{"--frobnicate"}, wantErr: "unknown flag: --frobnicate"},
@@ -133,4 +134,42 @@ func TestReadPiped(t *testing.T) {
 		t.Fatalf("got %q, %v after %v", got, err, time.Since(start))
 	}
 	w.Close() // unblocks the abandoned reader so the test leaks nothing
+}
+
+func TestPermissionCheckFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    PermissionCheckOptions
+		wantErr string
+	}{
+		{name: "all", args: []string{"--mode", "plan", "--allow", "Bash(npm run test:*)", "--allow", "Read", "--deny", "Bash(rm:*)", "--ask", "Edit", "--cwd", "/w", "Bash", `{"command":"ls"}`},
+			want: PermissionCheckOptions{Mode: "plan", Allow: []string{"Bash(npm run test:*)", "Read"}, Deny: []string{"Bash(rm:*)"}, Ask: []string{"Edit"}, Cwd: "/w", Tool: "Bash", Input: []byte(`{"command":"ls"}`)}},
+		{name: "bad json", args: []string{"Bash", `{"command":`}, wantErr: "INPUT_JSON is not valid JSON"},
+		{name: "bad mode", args: []string{"--mode", "yolo", "Bash", `{}`}, wantErr: "unknown permission mode"},
+		{name: "missing input", args: []string{"Bash"}, wantErr: "accepts 2 arg(s)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *PermissionCheckOptions
+			cmd := newCmdPermissionCheck(ios, func(ctx context.Context, o *PermissionCheckOptions) error { got = o; return nil })
+			cmd.SetArgs(tc.args)
+			cmd.SetOut(ios.Out)
+			cmd.SetErr(ios.ErrOut)
+			err := cmd.Execute()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, *got, cmpopts.IgnoreFields(PermissionCheckOptions{}, "IO"), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

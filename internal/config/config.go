@@ -36,6 +36,12 @@ type Settings struct {
 	// MaxRetries for failed model calls (negative: none).
 	MaxRetries *int      `json:"maxRetries,omitempty"`
 	Timeouts   *Timeouts `json:"timeouts,omitempty"`
+	// Sandbox is "auto", "on" or "off" for the OS sandbox around commands.
+	Sandbox *string `json:"sandbox,omitempty"`
+	// Permissions is read rule by rule by the permission layer (with
+	// positions, so a bad rule can be reported and the rest kept); here it
+	// is only kept raw.
+	Permissions json.RawMessage `json:"permissions,omitempty"`
 }
 
 // Endpoint is one protocol's connection settings.
@@ -93,6 +99,7 @@ func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()
 // File is one loaded settings file.
 type File struct {
 	Path     string
+	Data     []byte // the file's bytes, for parsers that report positions
 	Settings Settings
 	// Unknown lists keys this version does not understand (typos, or
 	// settings of a newer version); the caller warns about them.
@@ -133,7 +140,7 @@ func Load(paths ...string) (Settings, []File, error) {
 }
 
 func parse(path string, data []byte) (File, error) {
-	f := File{Path: path}
+	f := File{Path: path, Data: data}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return f, nil
 	}
@@ -155,7 +162,7 @@ func parse(path string, data []byte) (File, error) {
 // "$schema" are accepted for files shared with newer versions and editors.
 var known = map[string]bool{
 	"provider": true, "model": true, "providers": true, "contextWindow": true, "maxOutputTokens": true,
-	"prices": true, "thinking": true, "maxRetries": true, "timeouts": true, "permissions": true, "$schema": true,
+	"prices": true, "thinking": true, "maxRetries": true, "timeouts": true, "permissions": true, "sandbox": true, "$schema": true,
 }
 
 func position(data []byte, err error) string {
@@ -245,6 +252,9 @@ func merge(base, over Settings) Settings {
 	}
 	if over.MaxRetries != nil {
 		base.MaxRetries = over.MaxRetries
+	}
+	if over.Sandbox != nil {
+		base.Sandbox = over.Sandbox
 	}
 	if over.Timeouts != nil {
 		t := Timeouts{}

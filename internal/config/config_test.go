@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,31 @@ func TestUnknownKeysAreReportedNotFatal(t *testing.T) {
 	}
 	if *s.Model != "y" || !cmp.Equal(files[0].Unknown, []string{"modle"}) {
 		t.Fatalf("model %v unknown %v", *s.Model, files[0].Unknown)
+	}
+}
+
+func TestAddAllowRulesKeepsTheRest(t *testing.T) {
+	p := write(t, filepath.Join(t.TempDir(), ".novacode", "settings.local.json"),
+		`{"model":"m","permissions":{"deny":["Bash(rm:*)"],"allow":["Read"]}}`)
+	if err := AddAllowRules(p, []string{"Bash(go test:*)", "Read"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddAllowRules(filepath.Join(t.TempDir(), "new", "settings.local.json"), []string{"Edit(/a.go)"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	var got struct {
+		Model       string
+		Permissions struct{ Allow, Deny []string }
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "m" || !cmp.Equal(got.Permissions.Allow, []string{"Read", "Bash(go test:*)"}) || !cmp.Equal(got.Permissions.Deny, []string{"Bash(rm:*)"}) {
+		t.Fatalf("file now:\n%s", data)
+	}
+	bad := write(t, filepath.Join(t.TempDir(), "s.json"), `[1,2]`)
+	if err := AddAllowRules(bad, []string{"Read"}); err == nil {
+		t.Fatal("overwrote a file that is not an object")
 	}
 }

@@ -64,8 +64,20 @@ func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, err
 	if _, err := exec.LookPath(shell); err != nil {
 		shell = "sh"
 	}
+	argv := []string{shell, "-c", in.Command}
+	if env.Sandbox != nil {
+		// The sandbox's wrapper (bwrap, or NovaCode re-executed as the
+		// sandbox helper, which execs bwrap or the confined shell in its
+		// own place) is the process started below: it leads the process
+		// group, so killGroup still reaches the whole command.
+		wrapped, err := env.Sandbox.Wrap(argv, env.Dir)
+		if err != nil {
+			return tool.Errorf("The sandbox (%s) could not start, so the command was not run: %v", env.Sandbox.Describe(), err), nil
+		}
+		argv = wrapped
+	}
 	out := newHeadTail(maxToolOutput)
-	cmd := exec.Command(shell, "-c", in.Command)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = env.Dir
 	// Git would otherwise try to prompt for credentials on a terminal the
 	// command does not have.
@@ -76,7 +88,7 @@ func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, err
 	cmd.WaitDelay = bashOutputGrace
 	setProcessGroup(cmd) // Stdin stays nil, which exec connects to /dev/null.
 	if err := cmd.Start(); err != nil {
-		return tool.Errorf("Cannot start %s: %v", shell, err), nil
+		return tool.Errorf("Cannot start %s: %v", argv[0], err), nil
 	}
 
 	done := make(chan error, 1)

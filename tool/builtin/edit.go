@@ -37,7 +37,7 @@ Usage:
 // an edit, so the model can check the result without another Read.
 const snippetContext = 4
 
-func runEdit(_ context.Context, env *tool.Env, in EditInput) (tool.Result, error) {
+func runEdit(ctx context.Context, env *tool.Env, in EditInput) (tool.Result, error) {
 	if strings.TrimSpace(in.FilePath) == "" {
 		return tool.Errorf("file_path is empty. Give the path of the file to edit."), nil
 	}
@@ -51,14 +51,23 @@ func runEdit(_ context.Context, env *tool.Env, in EditInput) (tool.Result, error
 		if in.OldString != "" {
 			return tool.Errorf("%s. To create a new file, use an empty old_string or the Write tool.", notExist("File", path)), nil
 		}
-		return createByEdit(env, path, in.NewString)
+		return createByEdit(ctx, env, path, in.NewString)
 	case err != nil:
 		return tool.Errorf("Cannot edit %s: %v", path, err), nil
 	case fi.IsDir():
 		return tool.Errorf("%s is a directory, not a file.", path), nil
 	}
 
-	data, res, ok := readFresh(env, path)
+	// Under a path guard the file is opened and re-checked before its
+	// content is read, and the edit is written through the same file.
+	var f *os.File
+	if env.Guard != nil {
+		if f, _, err = openWrite(ctx, env, path, false); err != nil {
+			return ioResult("edit", path, err), nil
+		}
+		defer f.Close() // after replaceContent closed it: a harmless no-op
+	}
+	data, res, ok := readFresh(env, path, f)
 	if !ok {
 		return res, nil
 	}
@@ -67,7 +76,7 @@ func runEdit(_ context.Context, env *tool.Env, in EditInput) (tool.Result, error
 		if content != "" {
 			return tool.Errorf("old_string is empty, but %s already exists and is not empty. Give the text to replace in old_string, or use Write to replace the whole file.", path), nil
 		}
-		return writeEdit(env, path, fi.Mode(), content, in.NewString, "", in.NewString, 1)
+		return writeEdit(env, path, f, fi.Mode(), content, in.NewString, "", in.NewString, 1)
 	}
 
 	old, repl := in.OldString, in.NewString
@@ -91,11 +100,28 @@ func runEdit(_ context.Context, env *tool.Env, in EditInput) (tool.Result, error
 	if in.ReplaceAll {
 		updated = strings.ReplaceAll(content, old, repl)
 	}
-	return writeEdit(env, path, fi.Mode(), content, updated, old, repl, n)
+	return writeEdit(env, path, f, fi.Mode(), content, updated, old, repl, n)
 }
 
 // createByEdit handles an empty old_string on a file that does not exist.
-func createByEdit(env *tool.Env, path, content string) (tool.Result, error) {
+func createByEdit(ctx context.Context, env *tool.Env, path, content string) (tool.Result, error) {
+	if env.Guard != nil {
+		f, created, err := openWrite(ctx, env, path, true)
+		if err != nil {
+			return ioResult("create", path, err), nil
+		}
+		if !created {
+			f.Close()
+			return tool.Errorf("%s did not exist a moment ago but does now (another program created it). Read it, then edit it.", path), nil
+		}
+		if err := replaceContent(f, []byte(content)); err != nil {
+			return tool.Errorf("Cannot create %s: %v", path, err), nil
+		}
+		if env.Files != nil {
+			env.Files.Record(path, []byte(content))
+		}
+		return tool.Result{Content: fmt.Sprintf("Created %s (%s).", path, plural(len(splitLines(content)), "line"))}, nil
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return tool.Errorf("Cannot create the directory for %s: %v", path, err), nil
 	}
@@ -109,11 +135,19 @@ func createByEdit(env *tool.Env, path, content string) (tool.Result, error) {
 }
 
 // writeEdit stores updated, which is original with n occurrences of old
-// replaced by repl, and confirms with the lines that changed.
-func writeEdit(env *tool.Env, path string, mode os.FileMode, original, updated, old, repl string, n int) (tool.Result, error) {
-	// os.WriteFile keeps the mode of an existing file; the mode is passed
-	// only in case the file vanished meanwhile.
-	if err := os.WriteFile(path, []byte(updated), mode.Perm()); err != nil {
+// replaced by repl, and confirms with the lines that changed. It writes
+// through f when given (opened and re-checked by openWrite), to path
+// otherwise.
+func writeEdit(env *tool.Env, path string, f *os.File, mode os.FileMode, original, updated, old, repl string, n int) (tool.Result, error) {
+	var err error
+	if f != nil {
+		err = replaceContent(f, []byte(updated))
+	} else {
+		// os.WriteFile keeps the mode of an existing file; the mode is
+		// passed only in case the file vanished meanwhile.
+		err = os.WriteFile(path, []byte(updated), mode.Perm())
+	}
+	if err != nil {
 		return tool.Errorf("Cannot write %s: %v", path, err), nil
 	}
 	if env.Files != nil {

@@ -66,6 +66,11 @@ func runGlob(ctx context.Context, env *tool.Env, in GlobInput) (tool.Result, err
 	} else {
 		root = filepath.Join(root, filepath.FromSlash(base))
 	}
+	// The walk starts at root, which the pattern may have moved out of
+	// path ("../**", "/etc/*"): that is the directory to re-check.
+	if err := checkDir(ctx, env, root); err != nil {
+		return ioResult("search", root, err), nil
+	}
 	maxDepth := -1
 	if !strings.Contains(rest, "**") && !strings.Contains(rest, "{") {
 		maxDepth = strings.Count(rest, "/")

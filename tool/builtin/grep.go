@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -81,6 +82,9 @@ type grepQuery struct {
 	mode       string
 	before     int
 	after      int
+	// readFile, when set, reads every file the Go back-end searches; a
+	// path guard sets it to re-check each one (see autoBackend).
+	readFile func(path string) ([]byte, error)
 }
 
 // grepLine is one line of output: a matching line or a context line.
@@ -112,6 +116,12 @@ func (e userError) Error() string { return string(e) }
 var rgLookPath = func() (string, error) { return exec.LookPath("rg") }
 
 func autoBackend(ctx context.Context, q *grepQuery) ([]grepFile, error) {
+	// ripgrep opens files itself, where no re-check can reach: under a path
+	// guard the built-in back-end searches, re-checking every file it
+	// opens. Its output is the same.
+	if q.readFile != nil {
+		return goSearch(ctx, q)
+	}
 	if rg, err := rgLookPath(); err == nil {
 		return rgSearch(ctx, rg, q)
 	}
@@ -158,6 +168,23 @@ func runGrep(ctx context.Context, env *tool.Env, in GrepInput, backend grepBacke
 		}
 		q.isFile = !fi.IsDir()
 	}
+	var refused atomic.Int64
+	if env.Guard != nil {
+		f, err := openRead(ctx, env, q.root)
+		if _, ok := errors.AsType[*refusal](err); ok {
+			return ioResult("search", q.root, err), nil
+		}
+		if err == nil {
+			f.Close()
+		}
+		q.readFile = func(path string) ([]byte, error) {
+			data, err := readChecked(ctx, env, path)
+			if _, ok := errors.AsType[*refusal](err); ok {
+				refused.Add(1)
+			}
+			return data, err
+		}
+	}
 
 	files, err := backend(ctx, q)
 	var ue userError
@@ -170,8 +197,15 @@ func runGrep(ctx context.Context, env *tool.Env, in GrepInput, backend grepBacke
 		return tool.Result{}, err
 	}
 	lineNumbers := in.LineNumbers == nil || *in.LineNumbers
-	out := formatGrep(q, re, files, lineNumbers, in.HeadLimit)
-	return tool.Result{Content: tool.Truncate(out, maxToolOutput)}, nil
+	out := tool.Truncate(formatGrep(q, re, files, lineNumbers, in.HeadLimit), maxToolOutput)
+	if n := refused.Load(); n > 0 {
+		files := "1 file was"
+		if n > 1 {
+			files = fmt.Sprintf("%d files were", n)
+		}
+		out += fmt.Sprintf("(%s not searched: the path guard refused them, as they lead outside the workspace or may hold secrets such as .env files. Give one as path to ask the user for it.)\n", files)
+	}
+	return tool.Result{Content: out}, nil
 }
 
 // compileGrep validates the pattern and compiles it for the Go back-end.

@@ -88,7 +88,11 @@ type goSearcher struct {
 // searchFile searches one file; ok is false when it has no match, cannot be
 // read or is binary.
 func (s *goSearcher) searchFile(path string) (grepFile, bool) {
-	data, err := os.ReadFile(path)
+	read := os.ReadFile
+	if s.q.readFile != nil {
+		read = s.q.readFile
+	}
+	data, err := read(path)
 	// A NUL byte marks a binary file; ripgrep skips those too. The whole
 	// file is checked since it is in memory anyway.
 	if err != nil || bytes.IndexByte(data, 0) >= 0 || !s.re.Match(data) {

@@ -2,8 +2,8 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -76,17 +76,20 @@ func runLS(ctx context.Context, env *tool.Env, in LSInput) (tool.Result, error) 
 	}
 	top := &lsNode{name: root, isDir: true}
 	queue := []pending{{top, root, "", newIgnoreStack(root, "")}}
-	count, cut := 0, false
+	count, cut, refused := 0, false, 0
 	for len(queue) > 0 && !cut {
 		if ctx.Err() != nil {
 			return tool.Errorf("LS was cancelled."), nil
 		}
 		cur := queue[0]
 		queue = queue[1:]
-		entries, err := os.ReadDir(cur.path)
+		entries, err := readDirChecked(ctx, env, cur.path)
 		if err != nil {
 			if cur.node == top {
-				return tool.Errorf("Cannot list %s: %v", root, err), nil
+				return ioResult("list", root, err), nil
+			}
+			if _, ok := errors.AsType[*refusal](err); ok {
+				refused++
 			}
 			continue
 		}
@@ -134,6 +137,13 @@ func runLS(ctx context.Context, env *tool.Env, in LSInput) (tool.Result, error) 
 	render(top, 1)
 	if count == 0 {
 		b.WriteString("  (no entries)\n")
+	}
+	if refused > 0 {
+		dirs := "1 directory"
+		if refused > 1 {
+			dirs = fmt.Sprintf("%d directories", refused)
+		}
+		fmt.Fprintf(&b, "\n(The contents of %s were not listed: the path guard refused them, as they changed or lead outside the workspace or to secrets.)\n", dirs)
 	}
 	return tool.Result{Content: b.String()}, nil
 }

@@ -67,7 +67,7 @@ Usage:
 - Reading a file is required before editing or overwriting it with Edit or Write.
 - It is fine to read several files in parallel in one response.`
 
-func runRead(_ context.Context, env *tool.Env, in ReadInput) (tool.Result, error) {
+func runRead(ctx context.Context, env *tool.Env, in ReadInput) (tool.Result, error) {
 	if strings.TrimSpace(in.FilePath) == "" {
 		return tool.Errorf("file_path is empty. Give the path of the file to read."), nil
 	}
@@ -91,9 +91,9 @@ func runRead(_ context.Context, env *tool.Env, in ReadInput) (tool.Result, error
 	if kind, ok := binaryExts[strings.ToLower(filepath.Ext(path))]; ok {
 		return tool.Errorf("Cannot read %s: it is %s (a binary file). Read handles text files only.", path, kind), nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readChecked(ctx, env, path)
 	if err != nil {
-		return tool.Errorf("Cannot read %s: %v", path, err), nil
+		return ioResult("read", path, err), nil
 	}
 	if bytes.IndexByte(data[:min(len(data), binarySniffLen)], 0) >= 0 {
 		return tool.Errorf("Cannot read %s: it is a binary file (it contains NUL bytes). Read handles text files only; use Bash (e.g. file, xxd | head) to inspect it.", path), nil

@@ -29,7 +29,7 @@ Usage:
 - Prefer Edit for changing existing files: it sends only the changed part.
 - Do not create documentation files (*.md, README) unless asked to.`
 
-func runWrite(_ context.Context, env *tool.Env, in WriteInput) (tool.Result, error) {
+func runWrite(ctx context.Context, env *tool.Env, in WriteInput) (tool.Result, error) {
 	if strings.TrimSpace(in.FilePath) == "" {
 		return tool.Errorf("file_path is empty. Give the path of the file to write."), nil
 	}
@@ -39,12 +39,17 @@ func runWrite(_ context.Context, env *tool.Env, in WriteInput) (tool.Result, err
 	switch {
 	case exists && fi.IsDir():
 		return tool.Errorf("%s is a directory; Write needs a file path.", path), nil
+	case exists && env.Guard != nil:
+		// Checked for freshness below, through the re-checked file.
 	case exists:
-		if _, res, ok := readFresh(env, path); !ok {
+		if _, res, ok := readFresh(env, path, nil); !ok {
 			return res, nil
 		}
 	case !os.IsNotExist(err):
 		return tool.Errorf("Cannot write %s: %v", path, err), nil
+	}
+	if env.Guard != nil {
+		return writeGuarded(ctx, env, path, in.Content)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return tool.Errorf("Cannot create the directory for %s: %v", path, err), nil
@@ -57,25 +62,59 @@ func runWrite(_ context.Context, env *tool.Env, in WriteInput) (tool.Result, err
 	if env.Files != nil {
 		env.Files.Record(path, []byte(in.Content))
 	}
-	verb := "Created"
-	if exists {
-		verb = "Updated"
+	return writeDone(path, in.Content, !exists), nil
+}
+
+// writeDone confirms a write.
+func writeDone(path, content string, created bool) tool.Result {
+	verb := "Updated"
+	if created {
+		verb = "Created"
 	}
-	return tool.Result{Content: fmt.Sprintf("%s %s (%s).", verb, path, plural(len(splitLines(in.Content)), "line"))}, nil
+	return tool.Result{Content: fmt.Sprintf("%s %s (%s).", verb, path, plural(len(splitLines(content)), "line"))}
+}
+
+// writeGuarded is Write under a path guard: the file is opened (created if
+// need be) and re-checked before its old content is read for the freshness
+// check or replaced.
+func writeGuarded(ctx context.Context, env *tool.Env, path, content string) (tool.Result, error) {
+	f, created, err := openWrite(ctx, env, path, true)
+	if err != nil {
+		return ioResult("write", path, err), nil
+	}
+	if !created {
+		if _, res, ok := readFresh(env, path, f); !ok {
+			f.Close()
+			return res, nil
+		}
+	}
+	if err := replaceContent(f, []byte(content)); err != nil {
+		return tool.Errorf("Cannot write %s: %v", path, err), nil
+	}
+	if env.Files != nil {
+		env.Files.Record(path, []byte(content))
+	}
+	return writeDone(path, content, created), nil
 }
 
 // readFresh returns the content of an existing file that is about to be
 // changed. It refuses (ok false, with res explaining) when the model has not
 // read the file or the file changed on disk since it did: changing it would
 // silently discard whatever the model has not seen. A session without file
-// tracking (env.Files nil) skips the check.
-func readFresh(env *tool.Env, path string) (data []byte, res tool.Result, ok bool) {
+// tracking (env.Files nil) skips the check. The content comes from f when
+// given (a file opened and re-checked by openWrite), from path otherwise.
+func readFresh(env *tool.Env, path string, f *os.File) (data []byte, res tool.Result, ok bool) {
 	if env.Files != nil {
 		if _, seen := env.Files.Lookup(path); !seen {
 			return nil, tool.Errorf("%s exists but has not been read yet. Read it first, then retry.", path), false
 		}
 	}
-	data, err := os.ReadFile(path)
+	var err error
+	if f != nil {
+		data, err = readAllFrom(f)
+	} else {
+		data, err = os.ReadFile(path)
+	}
 	if err != nil {
 		return nil, tool.Errorf("Cannot read %s: %v", path, err), false
 	}

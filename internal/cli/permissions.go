@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/novacode/nova/agent"
+	"github.com/novacode/nova/internal/config"
+	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/permission/rules"
+	"github.com/novacode/nova/permission/sandbox"
+)
+
+// permissionInputs are the permission-related flags, shared by the root
+// command and `nova permission check`.
+type permissionInputs struct {
+	Mode     string // "" = from settings, else default
+	Allow    []string
+	Ask      []string
+	Deny     []string
+	DebugLog io.Writer // --debug permissions; nil = off
+	// Sandbox, if set, builds the OS sandbox for commands once the extra
+	// directories are known; the chain trusts rules for project runners
+	// only when it is active.
+	Sandbox func(additional []string) (*sandbox.Sandbox, error)
+	// Sandboxed, without Sandbox, tells the chain to decide as if commands
+	// were sandboxed (nova permission check --sandboxed).
+	Sandboxed bool
+}
+
+// buildChecker assembles the chain from the settings files (in order) and
+// the flags. A malformed rule is reported on errOut with its file and
+// position; the other rules still load.
+func buildChecker(in permissionInputs, workspace string, files []config.File, errOut io.Writer) (*permission.Checker, *sandbox.Sandbox, error) {
+	var cfg permission.Config
+	cfg.Workspace = workspace
+	cfg.Home, _ = os.UserHomeDir()
+	warn := func(e rules.ParseError) { fmt.Fprintf(errOut, "nova: warning: %v (rule ignored)\n", e) }
+	mode := ""
+	for _, f := range files {
+		lists, perrs, err := rules.ParseJSONLists(f.Path, f.Data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("settings file %s: %w", f.Path, err)
+		}
+		for _, e := range perrs {
+			warn(e)
+		}
+		cfg.Allow = append(cfg.Allow, lists.Allow...)
+		cfg.Ask = append(cfg.Ask, lists.Ask...)
+		cfg.Deny = append(cfg.Deny, lists.Deny...)
+		for _, d := range lists.AdditionalDirectories {
+			cfg.AdditionalDirs = append(cfg.AdditionalDirs, expandDir(d, workspace, cfg.Home))
+		}
+		if lists.DefaultMode != "" {
+			mode = lists.DefaultMode
+		}
+	}
+	for _, l := range []struct {
+		flag   string
+		values []string
+		into   *[]rules.Rule
+	}{{"--allowedTools", in.Allow, &cfg.Allow}, {"--ask", in.Ask, &cfg.Ask}, {"--disallowedTools", in.Deny, &cfg.Deny}} {
+		rs, perrs := rules.ParseFlagList(l.flag, l.values)
+		for _, e := range perrs {
+			warn(e)
+		}
+		*l.into = append(*l.into, rs...)
+	}
+	if in.Mode != "" {
+		mode = in.Mode
+	}
+	m, err := permission.ParseMode(mode)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Mode = m
+	var sb *sandbox.Sandbox
+	if in.Sandbox != nil {
+		if sb, err = in.Sandbox(cfg.AdditionalDirs); err != nil {
+			return nil, nil, err
+		}
+		cfg.Sandboxed = sb.Kind() != sandbox.KindNone
+	} else {
+		cfg.Sandboxed = in.Sandboxed
+	}
+	if in.DebugLog != nil {
+		w := in.DebugLog
+		cfg.Log = func(c permission.Call, d permission.Decision) {
+			rule := ""
+			if d.Rule != "" {
+				rule = " [" + d.Rule + "]"
+			}
+			fmt.Fprintf(w, "nova: permission: %s %s → %s: %s%s\n", c.Tool, compact(c.Input), d.Behavior, d.Reason, rule)
+		}
+	}
+	c, err := permission.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, sb, nil
+}
+
+func expandDir(d, workspace, home string) string {
+	switch {
+	case d == "~":
+		return home
+	case strings.HasPrefix(d, "~/"):
+		return filepath.Join(home, d[2:])
+	case filepath.IsAbs(d):
+		return filepath.Clean(d)
+	}
+	return filepath.Join(workspace, d)
+}
+
+func compact(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// rememberAlways is the agent's AllowAlways: the session keeps the rules,
+// and the local settings file gets them for next time.
+func rememberAlways(c *permission.Checker, workspace string, errOut io.Writer) func(agent.ToolCall, permission.Decision) {
+	return func(call agent.ToolCall, d permission.Decision) {
+		var rs []rules.Rule
+		var texts []string
+		for _, s := range d.Suggest {
+			if r, err := rules.Parse(s); err == nil {
+				rs = append(rs, r)
+				texts = append(texts, r.String())
+			}
+		}
+		if len(rs) == 0 {
+			return
+		}
+		c.AllowAlways(rs...)
+		path := filepath.Join(workspace, ".novacode", "settings.local.json")
+		if err := config.AddAllowRules(path, texts); err != nil {
+			fmt.Fprintf(errOut, "nova: could not save %s: %v\n", strings.Join(texts, ", "), err)
+		}
+	}
+}
+
+// bareNames are the plain tool names among --disallowedTools values: those
+// tools are also hidden from the model.
+func bareNames(values []string) []string {
+	rs, _ := rules.ParseFlagList("--disallowedTools", values)
+	var out []string
+	for _, r := range rs {
+		if r.Kind == rules.KindTool {
+			out = append(out, r.Tool)
+		}
+	}
+	return out
+}
+
+// newSandbox sets up the OS sandbox for Bash from the "sandbox" setting.
+func newSandbox(s config.Settings, workspace string, additional []string, tmp string) (*sandbox.Sandbox, error) {
+	mode := sandbox.Mode("auto")
+	if s.Sandbox != nil {
+		m, err := sandbox.ParseMode(*s.Sandbox)
+		if err != nil {
+			return nil, fmt.Errorf("setting \"sandbox\": %w", err)
+		}
+		mode = m
+	}
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("create the sandbox's temp dir: %w", err)
+	}
+	return sandbox.New(mode, sandbox.Policy{Workspace: workspace, Writable: additional, TempDir: tmp})
+}

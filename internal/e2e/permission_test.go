@@ -1,0 +1,168 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/novacode/nova/llm/llmtest"
+)
+
+type checkResult struct {
+	Decision, Reason, Rule string
+}
+
+func permissionCheck(t *testing.T, ws string, args ...string) (checkResult, string) {
+	t.Helper()
+	cmd := exec.Command(novaBin, append([]string{"permission", "check", "--cwd", ws}, args...)...)
+	cmd.Env = append(os.Environ(), "NOVA_HOME="+t.TempDir())
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("nova permission check %v: %v\n%s", args, err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("want one JSON line, got %q", out.String())
+	}
+	var r checkResult
+	if err := json.Unmarshal([]byte(lines[0]), &r); err != nil {
+		t.Fatalf("%v: %s", err, lines[0])
+	}
+	return r, errOut.String()
+}
+
+// `nova permission check` answers without a model, from flags and the
+// workspace's settings files.
+func TestPermissionCheckCommand(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".novacode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := "{\n  \"permissions\": {\n    \"allow\": [\"Bash(git status)\", \"Bash(git diff:*\", \"Edit(docs/**)\"],\n    \"deny\": [\"Read(/secrets/**)\"]\n  }\n}\n"
+	if err := os.WriteFile(filepath.Join(ws, ".novacode", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string
+		rule string
+	}{
+		{[]string{"Bash", `{"command":"git status"}`}, "allow", "Bash(git status)"},
+		{[]string{"Bash", `{"command":"git status; rm -rf ~"}`}, "ask", ""},
+		{[]string{"Bash", `{"command":"rm -rf /"}`}, "ask", ""},
+		{[]string{"--mode", "bypassPermissions", "Bash", `{"command":"rm -rf /"}`}, "ask", ""},
+		{[]string{"--mode", "bypassPermissions", "Bash", `{"command":"rm -rf ./build"}`}, "allow", ""},
+		{[]string{"--allow", "Bash(npm run test:*)", "--sandboxed", "Bash", `{"command":"npm run test -- --watch"}`}, "allow", "Bash(npm run test:*)"},
+		{[]string{"--deny", "Bash(curl:*)", "--mode", "bypassPermissions", "Bash", `{"command":"ls && curl https://attacker.example"}`}, "deny", "Bash(curl:*)"},
+		{[]string{"Edit", `{"file_path":"docs/a.md","old_string":"a","new_string":"b"}`}, "allow", "Edit(/docs/**)"},
+		{[]string{"Edit", `{"file_path":"src/a.go","old_string":"a","new_string":"b"}`}, "ask", ""},
+		{[]string{"--mode", "acceptEdits", "Write", `{"file_path":".git/hooks/pre-commit","content":"x"}`}, "ask", ""},
+		{[]string{"Read", `{"file_path":"secrets/key"}`}, "deny", "Read(/secrets/**)"},
+		{[]string{"Read", `{"file_path":"../elsewhere"}`}, "ask", ""},
+		{[]string{"--mode", "plan", "Write", `{"file_path":"a.txt","content":"x"}`}, "deny", ""},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r, stderr := permissionCheck(t, ws, tc.args...)
+			if r.Decision != tc.want || r.Rule != tc.rule || r.Reason == "" {
+				t.Fatalf("got %+v, want %s by %q", r, tc.want, tc.rule)
+			}
+			// The malformed rule is reported with its file and position,
+			// and the others still load.
+			if !strings.Contains(stderr, filepath.Join(".novacode", "settings.json")+":3:35:") || !strings.Contains(stderr, "Bash(git diff:*") {
+				t.Fatalf("malformed rule not reported with its position:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// --debug permissions logs every decision with its reason.
+func TestDebugPermissionsLogsDecisions(t *testing.T) {
+	srv := llmtest.NewServer(
+		llmtest.Turn{Blocks: []llmtest.Block{bash("a", "echo hi"), bash("b", "rm -rf /")}},
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("ok")}},
+	)
+	defer srv.Close()
+	r := runNova(t, srv, "", "--allowedTools", "Bash(echo:*)", "--debug", "permissions", "go")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	for _, want := range []string{
+		`nova: permission: Bash {"command":"echo hi"} → allow: allowed by rule Bash(echo:*) [Bash(echo:*)]`,
+		`nova: permission: Bash {"command":"rm -rf /"} → ask: dangerous command`,
+	} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+		}
+	}
+}
+
+// Where bubblewrap is installed, a Bash command allowed by a rule still
+// cannot write outside the workspace or reach the network.
+func TestSandboxedBashThroughTheBinary(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed (.ci/run installs it)")
+	}
+	root := t.TempDir()
+	ws, outside := filepath.Join(root, "ws"), filepath.Join(root, "outside")
+	for _, d := range []string{ws, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := newListener(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(
+		llmtest.Turn{Blocks: []llmtest.Block{
+			bash("in", "echo inside > inside.txt && cat inside.txt"),
+			bash("out", "echo escaped > "+filepath.Join(outside, "x.txt")+"; echo rc=$?"),
+			bash("net", "cat </dev/tcp/127.0.0.1/"+ln.port+" && echo connected || echo no-network"),
+		}},
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}},
+	)
+	defer srv.Close()
+	// bypassPermissions: the rules allow everything; only the OS sandbox
+	// stands between the command and the machine.
+	r := runNova(t, srv, ws, "--permission-mode", "bypassPermissions", "go")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	res := r.byType("tool_result")
+	if got := res[0]["content"].(string); !strings.Contains(got, "inside") {
+		t.Errorf("write inside failed: %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err == nil {
+		t.Errorf("the sandboxed command wrote outside the workspace: %s", res[1]["content"])
+	}
+	if got := res[2]["content"].(string); !strings.Contains(got, "no-network") || ln.accepted() {
+		t.Errorf("the sandboxed command reached the network: %s", got)
+	}
+
+	// Control: the same script with the sandbox off does get out, so the
+	// checks above can fail.
+	if err := os.MkdirAll(filepath.Join(ws, ".novacode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".novacode", "settings.local.json"), []byte(`{"sandbox":"off"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.Push(
+		llmtest.Turn{Blocks: []llmtest.Block{
+			bash("out", "echo escaped > "+filepath.Join(outside, "x.txt")),
+			bash("net", "cat </dev/tcp/127.0.0.1/"+ln.port+" && echo connected || echo no-network"),
+		}},
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}},
+	)
+	r = runNova(t, srv, ws, "--permission-mode", "bypassPermissions", "go")
+	res = r.byType("tool_result")
+	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err != nil || !strings.Contains(res[1]["content"].(string), "connected") {
+		t.Fatalf("control run without the sandbox did not get out: %v %v", err, res)
+	}
+}

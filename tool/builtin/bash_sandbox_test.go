@@ -1,0 +1,173 @@
+//go:build linux
+
+package builtin
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/novacode/nova/permission/sandbox"
+	"github.com/novacode/nova/tool"
+)
+
+// The real sandbox re-executes the running binary as its helper, as nova's
+// main does; init runs before TestMain, so the helper never reaches the
+// test framework.
+func init() {
+	if handled, code := sandbox.MaybeRunHelper(); handled {
+		os.Exit(code)
+	}
+}
+
+// fakeSandbox records what Bash asks it to wrap and runs the command under
+// env, so the wrapping is visible in the output.
+type fakeSandbox struct {
+	err       error
+	gotArgv   []string
+	gotDir    string
+	describes string
+}
+
+func (f *fakeSandbox) Wrap(argv []string, dir string) ([]string, error) {
+	f.gotArgv, f.gotDir = argv, dir
+	if f.err != nil {
+		return nil, f.err
+	}
+	return append([]string{"env", "SANDBOXED=yes"}, argv...), nil
+}
+
+func (f *fakeSandbox) Describe() string { return f.describes }
+
+func TestBashWrapsThroughSandbox(t *testing.T) {
+	env := newEnv(t)
+	sb := &fakeSandbox{describes: "fake"}
+	env.Sandbox = sb
+	res := run(t, NewBash(), env, BashInput{Command: "echo $SANDBOXED; exit 4"})
+	check(t, res, env.Dir, true, "yes\nExit code: 4")
+	if d := cmp.Diff([]string{"bash", "-c", "echo $SANDBOXED; exit 4"}, sb.gotArgv); d != "" {
+		t.Errorf("Wrap argv (-want +got):\n%s", d)
+	}
+	if sb.gotDir != env.Dir {
+		t.Errorf("Wrap dir = %q, want %q", sb.gotDir, env.Dir)
+	}
+}
+
+func TestBashSandboxCannotStart(t *testing.T) {
+	env := newEnv(t)
+	env.Sandbox = &fakeSandbox{err: errors.New("workspace is gone"), describes: "fake sandbox"}
+	res := run(t, NewBash(), env, BashInput{Command: "touch ran"})
+	check(t, res, env.Dir, true, "The sandbox (fake sandbox) could not start", "workspace is gone")
+	if _, err := os.Stat(filepath.Join(env.Dir, "ran")); !os.IsNotExist(err) {
+		t.Error("the command ran without its sandbox")
+	}
+}
+
+// realSandboxEnv returns an env whose commands run in the best real
+// sandbox of this machine, or skips.
+func realSandboxEnv(t *testing.T) (*tool.Env, *sandbox.Sandbox) {
+	t.Helper()
+	env := newEnv(t)
+	sb, err := sandbox.New(sandbox.ModeAuto, sandbox.Policy{Workspace: env.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	if sb.Kind() == sandbox.KindNone {
+		t.Skip(sb.Notice())
+	}
+	env.Sandbox = sb
+	return env, sb
+}
+
+func TestBashSandboxed(t *testing.T) {
+	env, sb := realSandboxEnv(t)
+	outside, err := os.MkdirTemp("/var/tmp", "nova-outside-")
+	if err != nil {
+		outside = t.TempDir()
+	} else {
+		t.Cleanup(func() { os.RemoveAll(outside) })
+	}
+	tests := []struct {
+		name    string
+		command string
+		wantErr bool
+		wants   []string
+	}{
+		{name: "writes in the workspace", command: "echo hi > f && cat f", wants: []string{"hi\n"}},
+		{name: "writes in TMPDIR", command: `echo t > "$TMPDIR/t" && cat "$TMPDIR/t"`, wants: []string{"t\n"}},
+		{name: "cannot write outside", command: "echo evil > " + outside + "/evil", wantErr: true, wants: []string{"Exit code: 1"}},
+		{name: "git prompts still off", command: "echo $GIT_TERMINAL_PROMPT", wants: []string{"0\n"}},
+		{name: "exit code", command: "echo out; exit 3", wantErr: true, wants: []string{"out\nExit code: 3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, NewBash(), env, BashInput{Command: tt.command})
+			check(t, res, env.Dir, tt.wantErr, tt.wants...)
+		})
+	}
+	if _, err := os.Stat(filepath.Join(outside, "evil")); !os.IsNotExist(err) {
+		t.Errorf("%s sandbox let a command write outside the workspace", sb.Kind())
+	}
+}
+
+// TestBashSandboxedTimeoutKillsTree checks that the timeout still kills
+// every process of a sandboxed command, the wrapper in between. The
+// processes ignore SIGTERM, so the SIGKILL that follows is needed too.
+func TestBashSandboxedTimeoutKillsTree(t *testing.T) {
+	env, sb := realSandboxEnv(t)
+	marker := fmt.Sprintf("%d.%06d", 900+rand.IntN(99), rand.IntN(1_000_000))
+	t.Cleanup(func() {
+		for _, pid := range markedProcs(marker) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	cmd := "trap '' TERM; sleep " + marker + " & (trap '' TERM; sleep " + marker + ") & "
+	if sb.Kind() == sandbox.KindBubblewrap {
+		// Even a process that leaves the group dies with the sandbox.
+		cmd += "setsid sleep " + marker + " & "
+	}
+	cmd += "sleep " + marker
+	start := time.Now()
+	res := run(t, NewBash(), env, BashInput{Command: cmd, Timeout: 500})
+	check(t, res, env.Dir, true, "Command timed out after 500 ms")
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Errorf("took %v", elapsed)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for len(markedProcs(marker)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left after the timeout: %v", markedProcs(marker))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// markedProcs returns the live processes whose command line contains
+// marker.
+func markedProcs(marker string) []int {
+	var pids []int
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(data, []byte(marker)) {
+			continue
+		}
+		state, _, ok := procState(filepath.Join(filepath.Dir(p), "stat"))
+		if !ok || state == 'Z' || state == 'X' {
+			continue
+		}
+		var pid int
+		fmt.Sscanf(strings.TrimPrefix(filepath.Dir(p), "/proc/"), "%d", &pid)
+		pids = append(pids, pid)
+	}
+	return pids
+}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package builtin
+
+// openReadFlags: no FIFO or terminal concerns here.
+const openReadFlags = 0
