@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -81,7 +82,7 @@ func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, err
 	cmd.Dir = env.Dir
 	// Git would otherwise try to prompt for credentials on a terminal the
 	// command does not have.
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(commandEnv(os.Environ()), "GIT_TERMINAL_PROMPT=0")
 	// One writer for both streams: exec then gives the child a single pipe
 	// for stdout and stderr, which keeps their interleaving.
 	cmd.Stdout, cmd.Stderr = out, out
@@ -200,4 +201,20 @@ func (h *headTail) String() string {
 	return strings.ToValidUTF8(string(head), "\uFFFD") +
 		fmt.Sprintf("\n\n[... %d characters truncated ...]\n\n", dropped) +
 		strings.ToValidUTF8(string(tail), "\uFFFD")
+}
+
+// secretEnv are variables a command never needs and a prompt-injected one
+// would love: the model provider's credentials. They are left out of every
+// command's environment.
+var secretEnv = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "OPENAI_ADMIN_KEY"}
+
+func commandEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(secretEnv, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

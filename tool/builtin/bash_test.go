@@ -5,6 +5,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -250,5 +251,16 @@ func TestProcState(t *testing.T) {
 	state, pg, ok := procState(p)
 	if !ok || state != 'S' || pg != 456 {
 		t.Errorf("procState = %c, %d, %v; want S, 456, true", state, pg, ok)
+	}
+}
+
+func TestBashHidesProviderKeys(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-secret")
+	t.Setenv("OPENAI_API_KEY", "sk-other")
+	t.Setenv("NOVA_TEST_VISIBLE", "yes")
+	got := commandEnv(os.Environ())
+	joined := strings.Join(got, "\n")
+	if strings.Contains(joined, "sk-secret") || strings.Contains(joined, "sk-other") || !strings.Contains(joined, "NOVA_TEST_VISIBLE=yes") {
+		t.Fatalf("environment: %v", got)
 	}
 }
