@@ -527,55 +527,16 @@ func (c *Checker) suggest(call Call, s subject, base rules.Base) []string {
 	return out
 }
 
-// unconfinedRunner returns the text of a simple command that runs
-// project-defined code when commands are not sandboxed, else "". Such a
-// command's meaning lives in files (package.json scripts, a Makefile,
-// conftest.py, build.rs, test files) that the model can edit, or that came
-// with a hostile repository: an allow rule for "npm test" would otherwise be
-// an allow rule for anything. Inside the OS sandbox the damage is confined to
-// the workspace, so the rule holds there.
+// unconfinedRunner returns a command that runs project-defined code when
+// commands are not sandboxed, else "". Such a command's meaning lives in
+// files (package.json scripts, a Makefile, conftest.py, build.rs, test
+// files) that the model can edit, or that came with a hostile repository:
+// an allow rule for "npm test" would otherwise be an allow rule for
+// anything. Inside the OS sandbox the damage is confined to the workspace,
+// so the rule holds there.
 func (c *Checker) unconfinedRunner(s subject) string {
-	if c.cfg.Sandboxed || s.command == nil {
+	if c.cfg.Sandboxed || s.command == nil || len(s.command.ProjectCode) == 0 {
 		return ""
 	}
-	for _, cmd := range s.command.Commands {
-		if projectRunner(cmd.Args) {
-			return cmd.Text
-		}
-	}
-	return ""
-}
-
-// runners maps a program to the subcommands that run project code ("*" =
-// all of them).
-var runners = map[string][]string{
-	"npm":  {"test", "t", "run", "run-script", "start", "restart", "stop", "install", "i", "ci", "exec", "x", "rebuild", "pack", "publish"},
-	"pnpm": {"*"}, "yarn": {"*"}, "bun": {"*"}, "npx": {"*"}, "bunx": {"*"}, "pnpx": {"*"},
-	"make": {"*"}, "gmake": {"*"}, "just": {"*"}, "rake": {"*"}, "task": {"*"},
-	"pytest": {"*"}, "py.test": {"*"}, "tox": {"*"}, "nox": {"*"},
-	"go":     {"test", "run", "generate", "vet", "tool"},
-	"cargo":  {"build", "b", "test", "t", "run", "r", "check", "c", "clippy", "bench", "install", "doc"},
-	"gradle": {"*"}, "gradlew": {"*"}, "mvn": {"*"}, "mvnw": {"*"}, "ant": {"*"}, "sbt": {"*"},
-	"bundle": {"exec"}, "composer": {"run", "run-script", "test", "install"},
-	"deno": {"task", "run", "test"}, "dotnet": {"test", "run", "build"}, "swift": {"test", "run", "build"},
-	"python": {"-m"}, "python3": {"-m"}, "uv": {"run"}, "poetry": {"run"}, "pipenv": {"run"}, "hatch": {"run", "test"},
-}
-
-func projectRunner(args []string) bool {
-	if len(args) == 0 {
-		return false
-	}
-	prog := args[0]
-	if strings.Contains(prog, "/") {
-		// ./script.sh, bin/run: a file in the project.
-		return true
-	}
-	subs, ok := runners[prog]
-	if !ok {
-		return false
-	}
-	if slices.Contains(subs, "*") {
-		return true
-	}
-	return len(args) > 1 && slices.Contains(subs, args[1])
+	return s.command.ProjectCode[0]
 }
