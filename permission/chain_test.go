@@ -428,3 +428,17 @@ func TestBareBashRuleCoversWritesInsideOnly(t *testing.T) {
 		t.Errorf("write to a variable path: %+v", d)
 	}
 }
+
+func TestAdditionalDirectories(t *testing.T) {
+	e := newEnv(t)
+	c := checkerWith(t, e, permission.Config{Mode: permission.ModeAcceptEdits, AdditionalDirs: []string{e.outside}}, nil, nil, nil)
+	if d := check(c, "Write", input("file_path", e.outside+"/new.txt", "content", "x")); d.Behavior != permission.Allow {
+		t.Errorf("write in an additional directory: %+v", d)
+	}
+	if d := check(c, "Read", input("file_path", e.outside+"/secret.txt")); d.Behavior != permission.Allow {
+		t.Errorf("read in an additional directory: %+v", d)
+	}
+	if d := check(c, "Write", input("file_path", e.home+"/x", "content", "x")); d.Behavior != permission.Ask {
+		t.Errorf("write elsewhere: %+v", d)
+	}
+}
