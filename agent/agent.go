@@ -27,6 +27,16 @@ type Conversation struct {
 	ID       string
 	System   string
 	Messages []llm.Message
+	// Persisted is how many of Messages the Recorder already holds (a
+	// resumed session's history); the loop records the rest.
+	Persisted int
+	// Turns is how many model calls the session has made before this run;
+	// turn numbers continue from it.
+	Turns int
+	// Usage and CostUSD are the session's totals before this run; the
+	// loop's running totals continue from them.
+	Usage   llm.Usage
+	CostUSD float64
 }
 
 // NewConversation starts a conversation with one user prompt.
@@ -88,8 +98,43 @@ type Agent struct {
 	// SpillDir receives spilled results; empty means os.TempDir().
 	SpillDir string
 
+	// Recorder, if set, keeps a durable record of the run (a session
+	// transcript): every message before any event about it is yielded, and
+	// a sync at every turn end.
+	Recorder Recorder
+	// Snapshot, if set, is called right before a tool that changes files
+	// runs, with the resolved paths it may change, so their prior content
+	// can be kept for rewinding. It runs on the tool's goroutine; mutating
+	// tools run one at a time.
+	Snapshot func(turn int, paths []string)
+
+	// Preamble, if set, returns the context (environment, memory files)
+	// that opens the conversation; compaction puts it back in front of the
+	// summary.
+	Preamble func(ctx context.Context) (string, error)
+	// CompactThreshold is the prompt size in tokens at which the history is
+	// compacted before the next call; 0 derives it from the context window
+	// and the output limit, negative turns automatic compaction off.
+	CompactThreshold int
+
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+}
+
+// Recorder is a durable record of a run. Its methods are called from the
+// loop's goroutine, except that Snapshot (via Agent.Snapshot) may be
+// recorded from a tool's goroutine: implementations must be safe for that.
+type Recorder interface {
+	// Message records m, appended to the history during turn.
+	Message(turn int, m llm.Message) error
+	// Usage records the running totals after a model call.
+	Usage(turn int, total llm.Usage, costUSD float64) error
+	// Boundary records a compaction: the history is now msgs.
+	Boundary(turn int, c event.Compact, msgs []llm.Message) error
+	// TurnEnd makes everything recorded so far durable.
+	TurnEnd(turn int) error
+	// End records that the loop ended, and why.
+	End(turn int, reason string) error
 }
 
 // Size-control defaults.

@@ -23,9 +23,11 @@ import (
 // Ownership: the executor owns every task goroutine; wait() returns only when
 // all of them have ended, so none outlives the turn.
 type executor struct {
-	ctx  context.Context
-	env  *tool.Env
-	now  func() time.Time
+	ctx      context.Context
+	env      *tool.Env
+	now      func() time.Time
+	turn     int
+	snapshot func(turn int, paths []string)
 	wg   sync.WaitGroup
 	mu   sync.Mutex // guards barrier and since; submit is called from the loop only, but be explicit
 	tail barrierState
@@ -48,8 +50,8 @@ type task struct {
 	cancelled bool
 }
 
-func newExecutor(ctx context.Context, env *tool.Env, now func() time.Time) *executor {
-	return &executor{ctx: ctx, env: env, now: now}
+func newExecutor(ctx context.Context, env *tool.Env, now func() time.Time, turn int, snapshot func(int, []string)) *executor {
+	return &executor{ctx: ctx, env: env, now: now, turn: turn, snapshot: snapshot}
 }
 
 // submit starts call on t as soon as its ordering constraints allow.
@@ -82,6 +84,10 @@ func (x *executor) submit(call ToolCall, t tool.Tool, approved []string) *task {
 				tk.result = cancelledResult
 				return
 			}
+		}
+		if x.snapshot != nil && !t.ConcurrencySafe() && len(approved) > 0 {
+			// Keep what the files held before this tool changes them.
+			x.snapshot(x.turn, approved)
 		}
 		tk.started = x.now()
 		tk.result = runTool(tool.WithApprovedPaths(x.ctx, approved), t, x.env, call.Input)

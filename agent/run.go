@@ -47,11 +47,23 @@ type run struct {
 	maxTokens  int
 	recoveries int
 	window     int // resolved context window, 0 until first asked
+
+	startTurn int   // conv.Turns when the run began
+	recorded  int   // messages the Recorder holds
+	recErr    error // first Recorder failure: the run ends at the next turn
+	// lastSize is the history size in tokens after the last model call
+	// (its prompt plus its output) and lastLen the number of messages then;
+	// compaction estimates the next prompt from them.
+	lastSize int64
+	lastLen  int
 }
 
 // emit yields e unless the consumer has stopped. A consumer that stops
 // cancels the run: tools are interrupted and no more events are produced.
 func (r *run) emit(e event.Event) bool {
+	// Invariant: every message is recorded before any event is yielded, so
+	// a consumer never sees something a crash could lose.
+	r.record()
 	if r.stopped || r.finished {
 		return false
 	}
@@ -73,8 +85,49 @@ type callState struct {
 	decision permission.Decision
 }
 
+// record hands the messages appended since the last call to the Recorder.
+func (r *run) record() {
+	rec := r.a.Recorder
+	if rec == nil {
+		r.recorded = len(r.conv.Messages)
+		return
+	}
+	turn := r.turn
+	if turn == r.startTurn {
+		turn++ // the prompt belongs to the first model call that reads it
+	}
+	for r.recorded < len(r.conv.Messages) {
+		if err := rec.Message(turn, r.conv.Messages[r.recorded]); err != nil {
+			if r.recErr == nil {
+				r.recErr = fmt.Errorf("could not write the session transcript: %w; the run stops so nothing more goes unrecorded", err)
+			}
+			return
+		}
+		r.recorded++
+	}
+}
+
+// turnEnd makes the turn durable.
+func (r *run) turnEnd() {
+	r.record()
+	if r.a.Recorder != nil && r.recErr == nil {
+		if err := r.a.Recorder.TurnEnd(r.turn); err != nil {
+			r.recErr = fmt.Errorf("could not sync the session transcript: %w", err)
+		}
+	}
+}
+
 func (r *run) loop(ctx context.Context) {
 	a := r.a
+	r.turn, r.startTurn, r.recorded = r.conv.Turns, r.conv.Turns, r.conv.Persisted
+	r.total, r.cost = r.conv.Usage, r.conv.CostUSD
+	defer func() {
+		// Leave the conversation ready for the next run.
+		r.conv.Turns, r.conv.Usage, r.conv.CostUSD = r.turn, r.total, r.cost
+		r.record()
+		r.conv.Persisted = r.recorded
+	}()
+	r.record()
 	if a.ModelInfo != nil {
 		r.model = *a.ModelInfo
 	} else {
@@ -96,7 +149,11 @@ func (r *run) loop(ctx context.Context) {
 			r.complete(event.ReasonCancelled, nil)
 			return
 		}
-		if a.MaxTurns > 0 && r.turn >= a.MaxTurns {
+		if r.recErr != nil {
+			r.complete(event.ReasonError, r.recErr)
+			return
+		}
+		if a.MaxTurns > 0 && r.turn-r.startTurn >= a.MaxTurns {
 			r.complete(event.ReasonMaxTurns, fmt.Errorf("reached the turn limit (%d) before the task was done; raise --max-turns to let it go on", a.MaxTurns))
 			return
 		}
@@ -112,6 +169,12 @@ func (r *run) loop(ctx context.Context) {
 		}
 		if len(ti.reminders) > 0 {
 			r.addUserContent(llm.Block{Type: llm.BlockText, Text: reminderText(ti.reminders)})
+		}
+		if r.shouldCompact(specs) {
+			if err := r.compact(ctx, specs, "auto", ""); err != nil {
+				r.complete(event.ReasonError, err)
+				return
+			}
 		}
 		req := &llm.Request{
 			Model:     a.Model,
@@ -132,7 +195,7 @@ func (r *run) loop(ctx context.Context) {
 // the loop goes on.
 func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool {
 	a := r.a
-	exec := newExecutor(ctx, a.Env, a.now)
+	exec := newExecutor(ctx, a.Env, a.now, r.turn, a.Snapshot)
 	// Whatever happens below, no tool goroutine outlives the turn.
 	defer exec.wait()
 
@@ -218,6 +281,12 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 
 	r.total = r.total.Add(end.Usage)
 	r.cost += r.model.Cost(end.Usage)
+	r.lastSize, r.lastLen = end.Usage.PromptTokens()+end.Usage.OutputTokens, len(req.Messages)+1
+	if a.Recorder != nil && r.recErr == nil {
+		if err := a.Recorder.Usage(r.turn, r.total, r.cost); err != nil {
+			r.recErr = fmt.Errorf("could not write the session transcript: %w", err)
+		}
+	}
 	r.emit(event.Usage{
 		Turn: r.turn, Model: firstNonEmpty(end.Model, a.Model),
 		Call: counts(end.Usage), Total: counts(r.total), CostUSD: r.cost,
@@ -249,6 +318,7 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 	if len(calls) == 0 {
 		if extra != "" {
 			r.addUserContent(llm.Block{Type: llm.BlockText, Text: extra})
+			r.turnEnd()
 			r.emit(event.TurnComplete{Turn: r.turn, StopReason: string(end.StopReason)})
 			return !r.stopped
 		}
@@ -260,6 +330,7 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 		return false
 	}
 	r.finishCalls(ctx, exec, calls, extra)
+	r.turnEnd()
 	if r.stopped {
 		return false
 	}
@@ -510,21 +581,22 @@ func (r *run) appendAssistant(m llm.Message) {
 	}
 }
 
-// addUserContent adds b to the newest user message if the model has not seen
-// it yet, else starts a new user message: sent messages are never edited.
+// addUserContent appends b as a new user message. Messages are never edited
+// once appended, not even before they are sent: the transcript records each
+// message once, and providers join consecutive user messages.
 func (r *run) addUserContent(b llm.Block) {
-	msgs := r.conv.Messages
-	if n := len(msgs); n > r.sent && msgs[n-1].Role == llm.RoleUser {
-		msgs[n-1].Content = append(msgs[n-1].Content, b)
-		return
-	}
 	r.conv.Messages = append(r.conv.Messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{b}})
 }
 
 // complete yields the final event. err explains reasons other than done.
 func (r *run) complete(reason string, err error) {
+	if r.a.Recorder != nil && r.recErr == nil {
+		r.record()
+		_ = r.a.Recorder.End(r.turn, reason)
+	}
+	r.turnEnd()
 	lc := event.LoopComplete{
-		Reason: reason, Turns: r.turn, FinalText: r.finalText(),
+		Reason: reason, Turns: r.turn - r.startTurn, FinalText: r.finalText(),
 		Usage: counts(r.total), CostUSD: r.cost,
 	}
 	lc.Duration = r.a.now().Sub(r.start)

@@ -1,0 +1,160 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/novacode/nova/event"
+	"github.com/novacode/nova/llm"
+)
+
+// summaryPrompt asks for the structured summary that replaces the history.
+const summaryPrompt = `The conversation is about to be compacted: everything above will be replaced by your summary, and you will continue the work from it alone. Write that summary now. Reply with text only — do not call any tool.
+
+Use these sections:
+1. Task: what the user asked for, with their exact words where they matter, and any later changes to the request.
+2. Decisions and constraints: choices made and why, conventions to keep, things the user ruled out.
+3. Files touched: each path, what changed in it and why; files read that matter.
+4. Commands: what was run, which worked, which failed and with what error.
+5. Current state and open work: what is done, what remains, and the very next step.
+
+Be specific (paths, function names, error messages, numbers). Leave out pleasantries.`
+
+// compactReserve is the share of the window kept free for the next answer
+// and the turn's new content, on top of the output limit.
+const compactReserveFraction = 10
+
+// threshold is the prompt size (tokens) at which the history is compacted.
+func (r *run) threshold() int64 {
+	if r.a.CompactThreshold != 0 {
+		return int64(r.a.CompactThreshold)
+	}
+	w := int64(r.contextWindow())
+	reserve := int64(min(r.maxTokens, 20_000)) + w/compactReserveFraction
+	return max(w-reserve, w/2)
+}
+
+// promptEstimate is the size of the next request: the last call's prompt
+// and answer, plus an estimate of what was appended since.
+func (r *run) promptEstimate(specs []llm.ToolSpec) int64 {
+	msgs := r.conv.Messages
+	if r.lastSize == 0 || r.lastLen > len(msgs) {
+		return int64(llm.EstimateTokens(&llm.Request{System: r.conv.System, Tools: specs, Messages: msgs}))
+	}
+	return r.lastSize + int64(llm.EstimateTokens(&llm.Request{Messages: msgs[r.lastLen:]}))
+}
+
+func (r *run) shouldCompact(specs []llm.ToolSpec) bool {
+	if r.a.CompactThreshold < 0 || len(r.conv.Messages) < 3 {
+		return false
+	}
+	return r.promptEstimate(specs) >= r.threshold()
+}
+
+// Compact summarises conv's history on demand (the TUI's /compact, an SDK
+// call): the model writes a structured summary, which, behind the preamble,
+// replaces the history. focus, if set, says what the summary should keep.
+func (a *Agent) Compact(ctx context.Context, conv *Conversation, focus string) (event.Compact, error) {
+	r := &run{a: a, conv: conv, yield: func(event.Event) bool { return true }, cancel: func() {}, start: a.now()}
+	r.turn, r.startTurn, r.recorded = conv.Turns, conv.Turns, conv.Persisted
+	r.total, r.cost = conv.Usage, conv.CostUSD
+	if a.ModelInfo != nil {
+		r.model = *a.ModelInfo
+	} else {
+		r.model, _ = llm.LookupModel(a.Model)
+	}
+	r.maxTokens = a.MaxTokens
+	if r.maxTokens <= 0 {
+		r.maxTokens = min(r.model.MaxOutputTokens, 32_000)
+	}
+	var specs []llm.ToolSpec
+	if a.Tools != nil {
+		specs = a.Tools.Specs()
+	}
+	var got event.Compact
+	r.yield = func(e event.Event) bool {
+		if c, ok := e.(event.Compact); ok {
+			got = c
+		}
+		return true
+	}
+	r.record()
+	if err := r.compact(ctx, specs, "manual", focus); err != nil {
+		return event.Compact{}, err
+	}
+	r.turnEnd()
+	conv.Turns, conv.Usage, conv.CostUSD, conv.Persisted = r.turn, r.total, r.cost, r.recorded
+	return got, r.recErr
+}
+
+// compact replaces the history with the preamble and a model-written
+// summary, records the boundary and yields a compact event.
+func (r *run) compact(ctx context.Context, specs []llm.ToolSpec, reason, focus string) error {
+	a := r.a
+	before := r.promptEstimate(specs)
+	prompt := summaryPrompt
+	if focus != "" {
+		prompt += "\n\nThe user asks the summary to focus on: " + focus
+	}
+	// Same system prompt, tools and history as the turns before: the
+	// summary call reads the cached prefix, and the API accepts the tool
+	// blocks in the history only when tools are defined.
+	msgs := append(r.conv.Messages[:len(r.conv.Messages):len(r.conv.Messages)],
+		llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: prompt}}})
+	req := &llm.Request{Model: a.Model, System: r.conv.System, Messages: msgs, Tools: specs, MaxTokens: min(r.maxTokens, 16_000)}
+	var summary strings.Builder
+	var end llm.StreamEnd
+	for ev, err := range a.Client.Stream(ctx, req) {
+		if err != nil {
+			return fmt.Errorf("compact the conversation: %w", err)
+		}
+		switch e := ev.(type) {
+		case llm.TextDelta:
+			summary.WriteString(e.Text)
+		case llm.StreamEnd:
+			end = e
+		}
+	}
+	text := strings.TrimSpace(summary.String())
+	if text == "" {
+		return errors.New("compact the conversation: the model wrote no summary; the history is unchanged")
+	}
+	r.total = r.total.Add(end.Usage)
+	r.cost += r.model.Cost(end.Usage)
+
+	var first []llm.Block
+	if a.Preamble != nil {
+		p, err := a.Preamble(ctx)
+		if err != nil {
+			return fmt.Errorf("compact the conversation: rebuild the context: %w", err)
+		}
+		if p != "" {
+			first = append(first, llm.Block{Type: llm.BlockText, Text: p})
+		}
+	}
+	first = append(first, llm.Block{Type: llm.BlockText, Text: "This session continues an earlier conversation that ran out of context. Summary of everything before this point:\n\n" +
+		text + "\n\nContinue the work from where it stopped; do not ask the user to repeat anything."})
+	newMsgs := []llm.Message{{Role: llm.RoleUser, Content: first}}
+
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	c := event.Compact{
+		TokensBefore: before, Reason: reason, BoundaryID: hex.EncodeToString(id[:]),
+		TokensAfter: int64(llm.EstimateTokens(&llm.Request{System: r.conv.System, Tools: specs, Messages: newMsgs})),
+	}
+	r.record()
+	if a.Recorder != nil {
+		if err := a.Recorder.Boundary(r.turn, c, newMsgs); err != nil {
+			return fmt.Errorf("compact the conversation: record the boundary: %w", err)
+		}
+	}
+	r.conv.Messages = newMsgs
+	r.recorded, r.sent, r.lastSize, r.lastLen = len(newMsgs), 0, 0, 0
+	r.emit(event.Usage{Turn: max(r.turn, 1), Model: firstNonEmpty(end.Model, a.Model), Call: counts(end.Usage), Total: counts(r.total), CostUSD: r.cost, ContextWindow: r.contextWindow()})
+	r.emit(c)
+	return nil
+}
