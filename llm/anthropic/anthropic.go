@@ -74,6 +74,9 @@ type Client struct {
 	// configErr is a problem with Options found by New; every call reports it
 	// instead of sending a request.
 	configErr error
+	// cache keeps the encoding of the latest request's messages (cache.go);
+	// nil encodes every message on every call.
+	cache *encodingCache
 }
 
 var _ llm.Client = (*Client)(nil)
@@ -99,7 +102,7 @@ func New(opts Options) *Client {
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(retries),
 	}
-	c := &Client{requestTimeout: opts.RequestTimeout}
+	c := &Client{requestTimeout: opts.RequestTimeout, cache: &encodingCache{}}
 	if opts.APIKey != "" {
 		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
 	}
@@ -145,7 +148,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
 			return
 		}
-		params, err := buildParams(req)
+		params, reqOpts, err := c.prepare(req)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -166,7 +169,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 		}
 		// NewStreaming returns once response headers arrived (after any
 		// retries); the body is read lazily by Next.
-		stream := c.sdk.Messages.NewStreaming(callCtx, params, option.WithMiddleware(last.record))
+		stream := c.sdk.Messages.NewStreaming(callCtx, params, append(reqOpts, option.WithMiddleware(last.record))...)
 		if timer != nil {
 			timer.Stop()
 		}

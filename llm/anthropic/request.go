@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/novacode/nova/llm"
@@ -16,7 +17,9 @@ const (
 	minThinkingBudget = 1024
 )
 
-// buildParams translates req into the SDK's request parameters.
+// buildParams translates req into the SDK's request parameters, messages
+// included. It is the uncached path; Client.prepare builds the same bytes from
+// the encoding cache.
 //
 // Prompt caching: exactly three ephemeral breakpoints are set, on the system
 // block, on the last tool and on the last content block of the last user
@@ -25,6 +28,22 @@ const (
 // give a cache hit for the whole history on every call while staying under
 // the API's limit of four.
 func buildParams(req *llm.Request) (anthropic.MessageNewParams, error) {
+	p, err := buildEnvelope(req)
+	if err != nil {
+		return p, err
+	}
+	p.Messages = make([]anthropic.MessageParam, len(req.Messages))
+	last := lastUser(req.Messages)
+	for i := range req.Messages {
+		if p.Messages[i], err = messageParam(i, &req.Messages[i], i == last); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// buildEnvelope translates everything of req but its messages.
+func buildEnvelope(req *llm.Request) (anthropic.MessageNewParams, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		// max_tokens is required; the model's own ceiling is the only
@@ -74,36 +93,125 @@ func buildParams(req *llm.Request) (anthropic.MessageNewParams, error) {
 			p.Thinking = anthropic.ThinkingConfigParamUnion{OfEnabled: t}
 		}
 	}
-
-	p.Messages = make([]anthropic.MessageParam, len(req.Messages))
-	lastUser := -1
-	for i := range req.Messages {
-		m := &req.Messages[i]
-		blocks, err := contentBlocks(m.Content)
-		if err != nil {
-			return p, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
-		}
-		switch m.Role {
-		case llm.RoleUser:
-			p.Messages[i] = anthropic.MessageParam{OfUser: &anthropic.UserMessageParam{Content: blocks}}
-			lastUser = i
-		case llm.RoleAssistant:
-			p.Messages[i] = anthropic.MessageParam{OfAssistant: &anthropic.AssistantMessageParam{Content: blocks}}
-		default:
-			err := fmt.Errorf("unknown role %q", m.Role)
-			return p, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
-		}
-	}
-	if lastUser >= 0 {
-		if blocks := p.Messages[lastUser].OfUser.Content; len(blocks) > 0 {
-			// GetCacheControl is nil for the block kinds that take no
-			// breakpoint (thinking), which a user turn never holds anyway.
-			if cc := blocks[len(blocks)-1].GetCacheControl(); cc != nil {
-				*cc = anthropic.NewCacheControlEphemeralParam()
-			}
-		}
-	}
 	return p, nil
+}
+
+// lastUser returns the index of the last user message, which carries the
+// conversation's cache breakpoint, or -1.
+func lastUser(msgs []llm.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser {
+			return i
+		}
+	}
+	return -1
+}
+
+// messageParam translates message i. breakpoint puts the prompt-caching
+// marker on its last block.
+func messageParam(i int, m *llm.Message, breakpoint bool) (anthropic.MessageParam, error) {
+	blocks, err := contentBlocks(m.Content)
+	if err != nil {
+		return anthropic.MessageParam{}, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+	}
+	var mp anthropic.MessageParam
+	switch m.Role {
+	case llm.RoleUser:
+		mp = anthropic.MessageParam{OfUser: &anthropic.UserMessageParam{Content: blocks}}
+	case llm.RoleAssistant:
+		mp = anthropic.MessageParam{OfAssistant: &anthropic.AssistantMessageParam{Content: blocks}}
+	default:
+		err := fmt.Errorf("unknown role %q", m.Role)
+		return mp, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+	}
+	if breakpoint && len(blocks) > 0 {
+		// GetCacheControl is nil for the block kinds that take no
+		// breakpoint (thinking), which a user turn never holds anyway.
+		if cc := blocks[len(blocks)-1].GetCacheControl(); cc != nil {
+			*cc = anthropic.NewCacheControlEphemeralParam()
+		}
+	}
+	return mp, nil
+}
+
+// spliceMarker stands for the messages in the envelope the SDK encodes; the
+// cached messages replace it. Inside a JSON string every quote is escaped, so
+// the marker (quotes included) can only appear as a whole string value: if
+// a tool schema holds it too, prepare falls back to the uncached path.
+var spliceMarker = json.RawMessage(`"nova-request-splice-point"`)
+
+// prepare returns what Stream hands to NewStreaming for req: the parameters
+// and, when the Client caches encodings, an option that sends the body built
+// from the cache instead of the parameters' own encoding (which then lack
+// their messages: the SDK still reads model and thinking from them).
+//
+// The body is byte-identical to the SDK's encoding of buildParams(req): the
+// envelope is the SDK's encoding with a marker for the messages array, and
+// each message is the SDK's encoding of that message, which its encoder
+// copies verbatim into the array. The SDK then appends "stream":true as it
+// does to every streaming body.
+func (c *Client) prepare(req *llm.Request) (anthropic.MessageNewParams, []option.RequestOption, error) {
+	if c.cache == nil {
+		p, err := buildParams(req)
+		return p, nil, err
+	}
+	p, err := buildEnvelope(req)
+	if err != nil {
+		return p, nil, err
+	}
+	entries, size, err := c.encodeMessages(req.Messages)
+	if err != nil {
+		return p, nil, err
+	}
+	p.Messages = []anthropic.MessageParam{param.Override[anthropic.MessageParam](spliceMarker)}
+	env, err := p.MarshalJSON()
+	p.Messages = nil
+	if err != nil {
+		return p, nil, &llm.Error{Kind: llm.ErrInvalid, Message: "encoding request: " + err.Error(), Err: err}
+	}
+	at := bytes.Index(env, spliceMarker)
+	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) {
+		p, err := buildParams(req)
+		return p, nil, err
+	}
+	body := make([]byte, 0, len(env)-len(spliceMarker)+size)
+	body = append(body, env[:at]...)
+	for i := range entries {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, entries[i].enc...)
+	}
+	body = append(body, env[at+len(spliceMarker):]...)
+	return p, []option.RequestOption{option.WithRequestBody("application/json", body)}, nil
+}
+
+// encodeMessages returns the encoding of every message of msgs, taken from
+// the cache where the message is unchanged, and publishes them as the cache's
+// new content. size is their total length plus a separator each.
+func (c *Client) encodeMessages(msgs []llm.Message) (entries []cachedMessage, size int, err error) {
+	old := c.cache.load()
+	entries = make([]cachedMessage, len(msgs))
+	last := lastUser(msgs)
+	for i := range msgs {
+		m, bp := &msgs[i], i == last
+		if i < len(old) && old[i].breakpoint == bp && old[i].snap.matches(m) {
+			entries[i] = old[i]
+		} else {
+			mp, err := messageParam(i, m, bp)
+			if err != nil {
+				return nil, 0, err
+			}
+			enc, err := mp.MarshalJSON()
+			if err != nil {
+				return nil, 0, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+			}
+			entries[i] = cachedMessage{snap: snapshotOf(m), breakpoint: bp, enc: enc}
+		}
+		size += len(entries[i].enc) + 1
+	}
+	c.cache.store(entries)
+	return entries, size, nil
 }
 
 // thinking returns the extended-thinking config for t, or nil for none. The

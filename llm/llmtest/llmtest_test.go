@@ -602,7 +602,7 @@ func TestStallAfter(t *testing.T) {
 	if !errors.Is(r.err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want deadline exceeded", r.err)
 	}
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
+	if elapsed := time.Since(start); elapsed > 15*time.Second {
 		t.Errorf("returned after %v", elapsed)
 	}
 	if want := []string{"message_start", "content_block_start"}; !slices.Equal(r.events, want) {
@@ -620,7 +620,7 @@ func TestHang(t *testing.T) {
 		if !errors.Is(r.err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", r.err)
 		}
-		if elapsed := time.Since(start); elapsed > 2*time.Second {
+		if elapsed := time.Since(start); elapsed > 15*time.Second {
 			t.Errorf("cancel took %v to return", elapsed)
 		}
 		waitDone(t, srv)
@@ -646,7 +646,7 @@ func TestHang(t *testing.T) {
 		// Close waits for the handler, which must have left its delay.
 		start := time.Now()
 		srv.Close()
-		if elapsed := time.Since(start); elapsed > 2*time.Second {
+		if elapsed := time.Since(start); elapsed > 15*time.Second {
 			t.Errorf("Close took %v: the handler outlived its client", elapsed)
 		}
 	})

@@ -786,7 +786,7 @@ func TestOpenAIHang(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
 			}
-			if elapsed := time.Since(start); elapsed > 2*time.Second {
+			if elapsed := time.Since(start); elapsed > 15*time.Second {
 				t.Errorf("cancel took %v to return", elapsed)
 			}
 			waitDone(t, srv)

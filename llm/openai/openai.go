@@ -80,13 +80,16 @@ type Client struct {
 	// configErr is a problem with Options found by New; every call reports it
 	// instead of sending a request.
 	configErr error
+	// cache keeps the encoding of the latest request's messages (cache.go);
+	// nil encodes every message on every call.
+	cache *encodingCache
 }
 
 var _ llm.Client = (*Client)(nil)
 
 // New returns a Client for opts.
 func New(opts Options) *Client {
-	c := &Client{requestTimeout: opts.RequestTimeout}
+	c := &Client{requestTimeout: opts.RequestTimeout, cache: &encodingCache{}}
 	base := opts.BaseURL
 	if base == "" {
 		base = DefaultBaseURL
@@ -154,7 +157,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
 			return
 		}
-		params, err := buildParams(req)
+		params, reqOpts, err := c.prepare(req)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -175,7 +178,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 		}
 		// NewStreaming returns once the response headers arrived; the body
 		// is read lazily by Next.
-		stream := c.responses.NewStreaming(callCtx, params)
+		stream := c.responses.NewStreaming(callCtx, params, reqOpts...)
 		if timer != nil {
 			timer.Stop()
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
@@ -22,13 +23,29 @@ const (
 	errorPrefix = "Error: "
 )
 
-// buildParams translates req into the SDK's request parameters.
+// buildParams translates req into the SDK's request parameters, input items
+// included. It is the uncached path; Client.prepare builds the same bytes from
+// the encoding cache.
 //
 // The body is a pure function of req: store is false, the whole history is
 // sent as input items every call, and nothing varies between two calls with
 // the same history (no item ids for messages, no timestamps), so OpenAI's
 // automatic prefix caching hits on everything but the newest turn.
 func buildParams(req *llm.Request) (responses.ResponseNewParams, error) {
+	p, err := buildEnvelope(req)
+	if err != nil {
+		return p, err
+	}
+	items, err := inputItems(req.Messages)
+	if err != nil {
+		return p, err
+	}
+	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
+	return p, nil
+}
+
+// buildEnvelope translates everything of req but its messages.
+func buildEnvelope(req *llm.Request) (responses.ResponseNewParams, error) {
 	p := responses.ResponseNewParams{
 		Model: shared.ResponsesModel(req.Model),
 		// Stateless by design: the agent keeps the history, and a stored
@@ -69,12 +86,6 @@ func buildParams(req *llm.Request) (responses.ResponseNewParams, error) {
 			p.Tools[i] = param.Override[responses.ToolUnionParam](raw)
 		}
 	}
-
-	items, err := inputItems(req.Messages)
-	if err != nil {
-		return p, err
-	}
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
 	return p, nil
 }
 
@@ -84,17 +95,119 @@ func buildParams(req *llm.Request) (responses.ResponseNewParams, error) {
 func inputItems(msgs []llm.Message) (responses.ResponseInputParam, error) {
 	items := make(responses.ResponseInputParam, 0, 2*len(msgs))
 	for i := range msgs {
-		m := &msgs[i]
-		if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant {
-			err := fmt.Errorf("unknown role %q", m.Role)
-			return nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
-		}
 		var err error
-		if items, err = appendBlocks(items, m.Role, m.Content); err != nil {
-			return nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+		if items, err = messageItems(items, i, &msgs[i]); err != nil {
+			return nil, err
 		}
 	}
 	return items, nil
+}
+
+// messageItems appends the items of message i. They depend on the message
+// alone, which is what lets the cache reuse them at any position.
+func messageItems(items responses.ResponseInputParam, i int, m *llm.Message) (responses.ResponseInputParam, error) {
+	if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant {
+		err := fmt.Errorf("unknown role %q", m.Role)
+		return nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+	}
+	items, err := appendBlocks(items, m.Role, m.Content)
+	if err != nil {
+		return nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+	}
+	return items, nil
+}
+
+// spliceMarker stands for the input items in the envelope the SDK encodes;
+// the cached items replace it. Inside a JSON string every quote is escaped,
+// so the marker (quotes included) can only appear as a whole string value:
+// if a tool schema holds it too, prepare falls back to the uncached path.
+var spliceMarker = json.RawMessage(`"nova-request-splice-point"`)
+
+// prepare returns what Stream hands to NewStreaming for req: the parameters
+// and, when the Client caches encodings, an option that sends the body built
+// from the cache instead of the parameters' own encoding (which then lack
+// their input).
+//
+// The body is byte-identical to the SDK's encoding of buildParams(req): the
+// envelope is the SDK's encoding with a marker for the input array, and each
+// item is the SDK's encoding of that item, which its encoder copies verbatim
+// into the array. The SDK then appends "stream":true as it does to every
+// streaming body.
+func (c *Client) prepare(req *llm.Request) (responses.ResponseNewParams, []option.RequestOption, error) {
+	if c.cache == nil {
+		p, err := buildParams(req)
+		return p, nil, err
+	}
+	p, err := buildEnvelope(req)
+	if err != nil {
+		return p, nil, err
+	}
+	entries, size, err := c.encodeMessages(req.Messages)
+	if err != nil {
+		return p, nil, err
+	}
+	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{
+		param.Override[responses.ResponseInputItemUnionParam](spliceMarker),
+	}}
+	env, err := p.MarshalJSON()
+	p.Input = responses.ResponseNewParamsInputUnion{}
+	if err != nil {
+		return p, nil, &llm.Error{Kind: llm.ErrInvalid, Message: "encoding request: " + err.Error(), Err: err}
+	}
+	at := bytes.Index(env, spliceMarker)
+	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) {
+		p, err := buildParams(req)
+		return p, nil, err
+	}
+	body := make([]byte, 0, len(env)-len(spliceMarker)+size)
+	body = append(body, env[:at]...)
+	first := true
+	for i := range entries {
+		if len(entries[i].enc) == 0 {
+			continue
+		}
+		if !first {
+			body = append(body, ',')
+		}
+		first = false
+		body = append(body, entries[i].enc...)
+	}
+	body = append(body, env[at+len(spliceMarker):]...)
+	return p, []option.RequestOption{option.WithRequestBody("application/json", body)}, nil
+}
+
+// encodeMessages returns the encoded items of every message of msgs, taken
+// from the cache where the message is unchanged, and publishes them as the
+// cache's new content. size is their total length plus a separator each.
+func (c *Client) encodeMessages(msgs []llm.Message) (entries []cachedMessage, size int, err error) {
+	old := c.cache.load()
+	entries = make([]cachedMessage, len(msgs))
+	var items responses.ResponseInputParam
+	for i := range msgs {
+		m := &msgs[i]
+		if i < len(old) && old[i].snap.matches(m) {
+			entries[i] = old[i]
+		} else {
+			if items, err = messageItems(items[:0], i, m); err != nil {
+				return nil, 0, err
+			}
+			var enc []byte
+			for j := range items {
+				b, err := items[j].MarshalJSON()
+				if err != nil {
+					return nil, 0, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+				}
+				if j > 0 {
+					enc = append(enc, ',')
+				}
+				enc = append(enc, b...)
+			}
+			entries[i] = cachedMessage{snap: snapshotOf(m), enc: enc}
+		}
+		size += len(entries[i].enc) + 1
+	}
+	c.cache.store(entries)
+	return entries, size, nil
 }
 
 // appendBlocks appends the items of one message. Consecutive user text and

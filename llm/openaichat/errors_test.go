@@ -330,7 +330,7 @@ func TestRequestTimeoutNoResponse(t *testing.T) {
 	c := newTestClient(t, srv, Options{RequestTimeout: 100 * time.Millisecond})
 	start := time.Now()
 	_, err := collect(t, c.Stream(context.Background(), simpleRequest))
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("took %v despite RequestTimeout", d)
 	}
 	le := checkError(t, err, wantError{Kind: llm.ErrTimeout, Message: "no response within 100ms"})

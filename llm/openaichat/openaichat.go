@@ -97,6 +97,9 @@ type Client struct {
 	// callIDs numbers the ids synthesized for tool calls that arrive
 	// without one, so they stay unique across the turns of a session.
 	callIDs atomic.Uint64
+	// cache keeps the encoding of the latest request's messages (cache.go);
+	// nil encodes every message on every call.
+	cache *encodingCache
 
 	windowsMu sync.Mutex
 	windows   map[string]int // ContextWindow answers by model
@@ -114,7 +117,7 @@ func New(opts Options) *Client {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	c := &Client{requestTimeout: opts.RequestTimeout}
+	c := &Client{requestTimeout: opts.RequestTimeout, cache: &encodingCache{}}
 	u, err := url.Parse(base)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		// The SDK would only report a bad URL on the first request, as an
@@ -179,7 +182,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
 			return
 		}
-		body, err := buildBody(req, c.openAIHosted)
+		body, err := c.requestBody(req)
 		if err != nil {
 			yield(nil, err)
 			return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/novacode/nova/llm"
@@ -84,8 +85,22 @@ const (
 )
 
 // buildBody encodes req as a streaming Chat Completions request. openAI
-// selects OpenAI's own dialect (see the package documentation).
+// selects OpenAI's own dialect (see the package documentation). It is the
+// uncached path; Client.requestBody builds the same bytes from the encoding
+// cache.
 func buildBody(req *llm.Request, openAI bool) ([]byte, error) {
+	r, err := envelope(req, openAI)
+	if err != nil {
+		return nil, err
+	}
+	if r.Messages, err = messages(req); err != nil {
+		return nil, err
+	}
+	return encodeJSON(nil, &r)
+}
+
+// envelope translates everything of req but its messages.
+func envelope(req *llm.Request, openAI bool) (chatRequest, error) {
 	r := chatRequest{
 		Model:         req.Model,
 		Stream:        true,
@@ -115,29 +130,44 @@ func buildBody(req *llm.Request, openAI bool) ([]byte, error) {
 			t := &req.Tools[i]
 			schema, err := parameters(t.InputSchema)
 			if err != nil {
-				return nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("tool %q: %v", t.Name, err), Err: err}
+				return r, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("tool %q: %v", t.Name, err), Err: err}
 			}
 			r.Tools[i] = chatTool{Type: "function", Function: chatFunction{
 				Name: t.Name, Description: t.Description, Parameters: schema,
 			}}
 		}
 	}
+	return r, nil
+}
 
-	msgs, err := messages(req)
-	if err != nil {
-		return nil, err
-	}
-	r.Messages = msgs
-
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// encodeJSON appends the encoding of v to dst, without the newline
+// json.Encoder ends it with.
+func encodeJSON(dst []byte, v any) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(buf)
 	// Prompts are full of <, > and &; escaping them would only inflate the
 	// body.
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&r); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, &llm.Error{Kind: llm.ErrInvalid, Message: "encoding request: " + err.Error(), Err: err}
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// encodeMessages appends msgs to dst as the elements of a JSON array,
+// comma-separated, each exactly as encodeJSON writes it inside a
+// []chatMessage.
+func encodeMessages(dst []byte, msgs []chatMessage) ([]byte, error) {
+	for i := range msgs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = encodeJSON(dst, &msgs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return dst, nil
 }
 
 // messages translates the system prompt and the conversation.
@@ -158,123 +188,241 @@ func messages(req *llm.Request) ([]chatMessage, error) {
 	// pending holds the ids of the last assistant message's calls that no
 	// result answered yet, in call order.
 	var pending []string
-	flushPending := func() {
-		for _, id := range pending {
-			out = append(out, chatMessage{Role: "tool", ToolCallID: id, Content: missingResult})
-		}
-		pending = pending[:0]
-	}
 	for i := range req.Messages {
-		m := &req.Messages[i]
-		fail := func(err error) ([]chatMessage, error) {
-			return nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
-		}
-		switch m.Role {
-		case llm.RoleUser:
-			var texts []string
-			var parts []contentPart // set once an image is seen
-			addText := func(s string) {
-				if parts != nil {
-					parts = append(parts, contentPart{Type: "text", Text: s})
-				} else {
-					texts = append(texts, s)
-				}
-			}
-			for j := range m.Content {
-				b := &m.Content[j]
-				switch b.Type {
-				case llm.BlockText:
-					if b.Text != "" {
-						addText(b.Text)
-					}
-				case llm.BlockImage:
-					if parts == nil {
-						parts = make([]contentPart, 0, len(texts)+1)
-						for _, t := range texts {
-							parts = append(parts, contentPart{Type: "text", Text: t})
-						}
-					}
-					parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{
-						URL: "data:" + b.MediaType + ";base64," + b.Data,
-					}})
-				case llm.BlockToolResult:
-					content := b.Content
-					if b.IsError {
-						// Chat Completions has no is_error flag: the model
-						// learns of the failure from the text.
-						content = "Error: " + content
-					}
-					if k := indexOf(pending, b.ToolUseID); k >= 0 {
-						pending = append(pending[:k], pending[k+1:]...)
-						out = append(out, chatMessage{Role: "tool", ToolCallID: b.ToolUseID, Content: content})
-					} else {
-						addText(fmt.Sprintf("Result of tool call %s:\n%s", b.ToolUseID, content))
-					}
-				case llm.BlockThinking, llm.BlockRedactedThinking:
-					// Never in a user turn; nothing to send if it were.
-				case llm.BlockToolUse:
-					return fail(fmt.Errorf("block %d: tool_use in a user message", j))
-				default:
-					return fail(fmt.Errorf("block %d: unsupported block type %q", j, b.Type))
-				}
-			}
-			flushPending()
-			switch {
-			case parts != nil:
-				out = append(out, chatMessage{Role: "user", Content: parts})
-			case len(texts) > 0:
-				// One string rather than an array of text parts: every
-				// compatible server takes a string, not all take arrays.
-				out = append(out, chatMessage{Role: "user", Content: strings.Join(texts, textJoiner)})
-			}
-
-		case llm.RoleAssistant:
-			flushPending()
-			var texts []string
-			var calls []chatToolCall
-			for j := range m.Content {
-				b := &m.Content[j]
-				switch b.Type {
-				case llm.BlockText:
-					if b.Text != "" {
-						texts = append(texts, b.Text)
-					}
-				case llm.BlockToolUse:
-					calls = append(calls, chatToolCall{ID: b.ToolUseID, Type: "function", Function: chatFunctionCall{
-						Name: b.ToolName, Arguments: arguments(b.Input),
-					}})
-					pending = append(pending, b.ToolUseID)
-				case llm.BlockThinking, llm.BlockRedactedThinking:
-					// Dropped whatever its origin: Chat Completions has no
-					// field for reasoning in input, and the compatible
-					// servers' reasoning_content is rejected or ignored by
-					// most of them. The answer text keeps the conclusions.
-				case llm.BlockImage:
-					// An assistant message cannot carry an image here.
-				case llm.BlockToolResult:
-					return fail(fmt.Errorf("block %d: tool_result in an assistant message", j))
-				default:
-					return fail(fmt.Errorf("block %d: unsupported block type %q", j, b.Type))
-				}
-			}
-			if len(texts) == 0 && len(calls) == 0 {
-				// Nothing left (a turn that only thought): an empty
-				// assistant message is rejected by several servers, two
-				// user messages in a row by almost none.
-				continue
-			}
-			msg := chatMessage{Role: "assistant", ToolCalls: calls}
-			if len(texts) > 0 {
-				msg.Content = strings.Join(texts, textJoiner)
-			}
-			out = append(out, msg)
-
-		default:
-			return fail(fmt.Errorf("unknown role %q", m.Role))
+		var err error
+		if out, pending, err = appendMessage(out, i, &req.Messages[i], pending); err != nil {
+			return nil, err
 		}
 	}
-	flushPending()
-	return out, nil
+	return appendMissing(out, pending), nil
+}
+
+// appendMessage appends the chat messages of message i (see messages).
+// pending are the calls of the previous assistant message, which m may
+// answer; it is not modified. The result's pending are the calls m leaves
+// for the next message: an assistant message's calls, or none.
+func appendMessage(out []chatMessage, i int, m *llm.Message, pending []string) ([]chatMessage, []string, error) {
+	fail := func(err error) ([]chatMessage, []string, error) {
+		return nil, nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+	}
+	switch m.Role {
+	case llm.RoleUser:
+		open := slices.Clone(pending)
+		var texts []string
+		var parts []contentPart // set once an image is seen
+		addText := func(s string) {
+			if parts != nil {
+				parts = append(parts, contentPart{Type: "text", Text: s})
+			} else {
+				texts = append(texts, s)
+			}
+		}
+		for j := range m.Content {
+			b := &m.Content[j]
+			switch b.Type {
+			case llm.BlockText:
+				if b.Text != "" {
+					addText(b.Text)
+				}
+			case llm.BlockImage:
+				if parts == nil {
+					parts = make([]contentPart, 0, len(texts)+1)
+					for _, t := range texts {
+						parts = append(parts, contentPart{Type: "text", Text: t})
+					}
+				}
+				parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{
+					URL: "data:" + b.MediaType + ";base64," + b.Data,
+				}})
+			case llm.BlockToolResult:
+				content := b.Content
+				if b.IsError {
+					// Chat Completions has no is_error flag: the model
+					// learns of the failure from the text.
+					content = "Error: " + content
+				}
+				if k := indexOf(open, b.ToolUseID); k >= 0 {
+					open = append(open[:k], open[k+1:]...)
+					out = append(out, chatMessage{Role: "tool", ToolCallID: b.ToolUseID, Content: content})
+				} else {
+					addText(fmt.Sprintf("Result of tool call %s:\n%s", b.ToolUseID, content))
+				}
+			case llm.BlockThinking, llm.BlockRedactedThinking:
+				// Never in a user turn; nothing to send if it were.
+			case llm.BlockToolUse:
+				return fail(fmt.Errorf("block %d: tool_use in a user message", j))
+			default:
+				return fail(fmt.Errorf("block %d: unsupported block type %q", j, b.Type))
+			}
+		}
+		out = appendMissing(out, open)
+		switch {
+		case parts != nil:
+			out = append(out, chatMessage{Role: "user", Content: parts})
+		case len(texts) > 0:
+			// One string rather than an array of text parts: every
+			// compatible server takes a string, not all take arrays.
+			out = append(out, chatMessage{Role: "user", Content: strings.Join(texts, textJoiner)})
+		}
+		return out, nil, nil
+
+	case llm.RoleAssistant:
+		out = appendMissing(out, pending)
+		var texts []string
+		var calls []chatToolCall
+		var ids []string
+		for j := range m.Content {
+			b := &m.Content[j]
+			switch b.Type {
+			case llm.BlockText:
+				if b.Text != "" {
+					texts = append(texts, b.Text)
+				}
+			case llm.BlockToolUse:
+				calls = append(calls, chatToolCall{ID: b.ToolUseID, Type: "function", Function: chatFunctionCall{
+					Name: b.ToolName, Arguments: arguments(b.Input),
+				}})
+				ids = append(ids, b.ToolUseID)
+			case llm.BlockThinking, llm.BlockRedactedThinking:
+				// Dropped whatever its origin: Chat Completions has no
+				// field for reasoning in input, and the compatible
+				// servers' reasoning_content is rejected or ignored by
+				// most of them. The answer text keeps the conclusions.
+			case llm.BlockImage:
+				// An assistant message cannot carry an image here.
+			case llm.BlockToolResult:
+				return fail(fmt.Errorf("block %d: tool_result in an assistant message", j))
+			default:
+				return fail(fmt.Errorf("block %d: unsupported block type %q", j, b.Type))
+			}
+		}
+		if len(texts) == 0 && len(calls) == 0 {
+			// Nothing left (a turn that only thought): an empty
+			// assistant message is rejected by several servers, two
+			// user messages in a row by almost none.
+			return out, nil, nil
+		}
+		msg := chatMessage{Role: "assistant", ToolCalls: calls}
+		if len(texts) > 0 {
+			msg.Content = strings.Join(texts, textJoiner)
+		}
+		return append(out, msg), ids, nil
+
+	default:
+		return fail(fmt.Errorf("unknown role %q", m.Role))
+	}
+}
+
+// appendMissing answers every call of pending with missingResult.
+func appendMissing(out []chatMessage, pending []string) []chatMessage {
+	for _, id := range pending {
+		out = append(out, chatMessage{Role: "tool", ToolCallID: id, Content: missingResult})
+	}
+	return out
+}
+
+// spliceRole marks the place of the messages in the envelope; the cached
+// messages replace spliceMarker, its encoding. Inside a JSON string every
+// quote is escaped, so the marker can only appear where encoding/json wrote
+// a message with that role: if it appears twice, requestBody falls back to
+// the uncached path.
+const spliceRole = "nova-request-splice-point"
+
+var spliceMarker = []byte(`{"role":"` + spliceRole + `"}`)
+
+// requestBody encodes req for c, reusing the cached encoding of every
+// message that is unchanged since the latest request.
+//
+// The body is byte-identical to buildBody's: the envelope is encoded with a
+// marker in place of the messages, and each chat message is encoded alone by
+// the same encoder with the same options, which writes it exactly as it
+// would inside the array.
+func (c *Client) requestBody(req *llm.Request) ([]byte, error) {
+	if c.cache == nil {
+		return buildBody(req, c.openAIHosted)
+	}
+	r, err := envelope(req, c.openAIHosted)
+	if err != nil {
+		return nil, err
+	}
+	entries, size, err := c.encodeHistory(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	// The system prompt and the results missing after the last message are
+	// encoded on every call: the one is cheap, the other depends on
+	// which message is last.
+	var head, tail []byte
+	if req.System != "" {
+		if head, err = encodeMessages(nil, []chatMessage{{Role: "system", Content: req.System}}); err != nil {
+			return nil, err
+		}
+	}
+	if n := len(entries); n > 0 {
+		if tail, err = encodeMessages(nil, appendMissing(nil, entries[n-1].pendingOut)); err != nil {
+			return nil, err
+		}
+	}
+	r.Messages = []chatMessage{{Role: spliceRole}}
+	env, err := encodeJSON(nil, &r)
+	if err != nil {
+		return nil, err
+	}
+	at := bytes.Index(env, spliceMarker)
+	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) {
+		return buildBody(req, c.openAIHosted)
+	}
+	body := make([]byte, 0, len(env)-len(spliceMarker)+len(head)+size+len(tail)+1)
+	body = append(body, env[:at]...)
+	sep := false
+	add := func(seg []byte) {
+		if len(seg) == 0 {
+			return
+		}
+		if sep {
+			body = append(body, ',')
+		}
+		body = append(body, seg...)
+		sep = true
+	}
+	add(head)
+	for i := range entries {
+		add(entries[i].enc)
+	}
+	add(tail)
+	body = append(body, env[at+len(spliceMarker):]...)
+	return body, nil
+}
+
+// encodeHistory returns the encoding of every message of msgs, taken from
+// the cache where the message and the calls it may answer are unchanged, and
+// publishes them as the cache's new content. size is their total length plus
+// a separator each.
+func (c *Client) encodeHistory(msgs []llm.Message) (entries []cachedMessage, size int, err error) {
+	old := c.cache.load()
+	entries = make([]cachedMessage, len(msgs))
+	var pending []string
+	var chat []chatMessage
+	for i := range msgs {
+		m := &msgs[i]
+		if i < len(old) && old[i].snap.matches(m) && sameIDs(old[i].pendingIn, pending) {
+			entries[i] = old[i]
+		} else {
+			var out []string
+			if chat, out, err = appendMessage(chat[:0], i, m, pending); err != nil {
+				return nil, 0, err
+			}
+			enc, err := encodeMessages(nil, chat)
+			if err != nil {
+				return nil, 0, err
+			}
+			entries[i] = cachedMessage{snap: snapshotOf(m), pendingIn: pending, pendingOut: out, enc: enc}
+		}
+		pending = entries[i].pendingOut
+		size += len(entries[i].enc) + 1
+	}
+	c.cache.store(entries)
+	return entries, size, nil
 }
 
 func indexOf(ids []string, id string) int {
