@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/novacode/nova/agent"
 	"github.com/novacode/nova/internal/config"
+	"github.com/novacode/nova/internal/contextinfo"
 	"github.com/novacode/nova/internal/iostreams"
 	"github.com/novacode/nova/internal/printmode"
 	"github.com/novacode/nova/llm"
@@ -44,6 +43,9 @@ type RootOptions struct {
 	Cwd             string
 	Effort          string
 	Debug           []string
+	Continue        bool
+	Resume          string
+	ExtractMemory   bool
 }
 
 // NewCmdRoot builds the root command. runF replaces the behaviour in tests of
@@ -86,6 +88,9 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 			default:
 				return fmt.Errorf("--effort must be low, medium or high, got %q", opts.Effort)
 			}
+			if opts.Continue && opts.Resume != "" {
+				return errors.New("--continue and --resume cannot be used together")
+			}
 			if opts.MaxTurns < 0 {
 				return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", opts.MaxTurns)
 			}
@@ -96,7 +101,7 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 		},
 	}
 	cmd.SetVersionTemplate("nova version {{.Version}}\n")
-	cmd.AddCommand(newCmdPermission(ios, nil))
+	cmd.AddCommand(newCmdPermission(ios, nil), newCmdSessions(ios, nil), newCmdRewind(ios, nil))
 	f := cmd.Flags()
 	f.BoolVarP(&opts.Print, "print", "p", false, "Print mode: run the prompt non-interactively and exit")
 	f.StringVar(&opts.OutputFormat, "output-format", "text", "Print-mode output: text, json or stream-json")
@@ -108,6 +113,9 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 	f.StringArrayVar(&opts.AllowedTools, "allowedTools", nil, "Rules allowed without asking, e.g. \"Bash(npm run test:*),Edit(src/**)\"")
 	f.StringArrayVar(&opts.DisallowedTools, "disallowedTools", nil, "Rules denied; bare tool names also hide the tool from the model")
 	f.StringSliceVar(&opts.Debug, "debug", nil, "Log details to standard error: permissions")
+	f.BoolVarP(&opts.Continue, "continue", "c", false, "Continue the latest session of this workspace")
+	f.StringVarP(&opts.Resume, "resume", "r", "", "Resume the session with this id (see nova sessions)")
+	f.BoolVar(&opts.ExtractMemory, "extract-memory", false, "After a successful run, propose durable facts for the project's NOVA.md and add them")
 	f.StringVar(&opts.Cwd, "cwd", "", "Workspace directory (default: current directory)")
 	return cmd
 }
@@ -183,8 +191,12 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	reg := tool.NewRegistry(builtin.All()...)
 	reg.Remove(bareNames(opts.DisallowedTools)...)
 
-	sessionID := newSessionID()
-	sessDir := sessionDir(data, dir, sessionID)
+	sess, err := openSession(data, dir, opts, ep)
+	if err != nil {
+		return err
+	}
+	defer sess.close()
+	sessionID, sessDir := sess.id, sess.files()
 	pin.Sandbox = func(additional []string) (*sandbox.Sandbox, error) {
 		return newSandbox(settings, dir, additional, filepath.Join(sessDir, "tmp"))
 	}
@@ -214,11 +226,22 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		ContextWindow:  window,
 		Thinking:       thinkingConfig(settings, opts.Effort),
 		SpillDir:       filepath.Join(sessDir, "tool-results"),
+		Recorder:       sess.rec,
+		Preamble: func(ctx context.Context) (string, error) {
+			return contextinfo.Preamble(ctx, data, dir, time.Now())
+		},
 	}
+	a.Snapshot = sess.snapshotter(func(err error) { fmt.Fprintf(opts.IO.ErrOut, "nova: warning: %v\n", err) })
 	if settings.MaxOutputTokens != nil {
 		a.MaxTokens = *settings.MaxOutputTokens
 	}
-	conv := agent.NewConversation(sessionID, systemPrompt(dir, ep.Model), prompt)
+	if settings.CompactThreshold != nil {
+		a.CompactThreshold = *settings.CompactThreshold
+	}
+	conv, err := sess.conversation(ctx, data, dir, systemPrompt(dir, ep.Model), prompt)
+	if err != nil {
+		return err
+	}
 
 	format, _ := printmode.ParseFormat(opts.OutputFormat)
 	p := printmode.New(opts.IO.Out, opts.IO.ErrOut, format, sessionID)
@@ -229,7 +252,11 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			return exitError{printmode.ExitError}
 		}
 	}
-	if code := p.Finish(); code != 0 {
+	code := p.Finish()
+	if opts.ExtractMemory && code == 0 {
+		extractMemory(ctx, client, ep.Model, dir, conv.Messages, opts.IO.ErrOut)
+	}
+	if code != 0 {
 		return exitError{code}
 	}
 	return nil
@@ -310,25 +337,6 @@ func dataDir() (string, error) {
 		return "", fmt.Errorf("find the home directory (set NOVA_HOME to choose a data directory): %w", err)
 	}
 	return filepath.Join(home, ".novacode"), nil
-}
-
-// sessionDir is where one session keeps its files (spilled results now,
-// transcripts later): <data>/projects/<slug of workspace>/<session id>.
-func sessionDir(base, workspace, id string) string {
-	slug := strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ':' || r == ' ' {
-			return '-'
-		}
-		return r
-	}, workspace)
-	return filepath.Join(base, "projects", slug, id)
-}
-
-func newSessionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 func systemPrompt(dir, model string) string {

@@ -30,6 +30,9 @@ type Settings struct {
 	ContextWindow *int `json:"contextWindow,omitempty"`
 	// MaxOutputTokens overrides the output limit per call.
 	MaxOutputTokens *int `json:"maxOutputTokens,omitempty"`
+	// CompactThreshold is the prompt size (tokens) at which the history is
+	// compacted; negative turns automatic compaction off.
+	CompactThreshold *int `json:"compactThreshold,omitempty"`
 	// Prices per model name, USD per million tokens.
 	Prices   map[string]Price `json:"prices,omitempty"`
 	Thinking *Thinking        `json:"thinking,omitempty"`
@@ -162,7 +165,7 @@ func parse(path string, data []byte) (File, error) {
 // "$schema" are accepted for files shared with newer versions and editors.
 var known = map[string]bool{
 	"provider": true, "model": true, "providers": true, "contextWindow": true, "maxOutputTokens": true,
-	"prices": true, "thinking": true, "maxRetries": true, "timeouts": true, "permissions": true, "sandbox": true, "$schema": true,
+	"prices": true, "thinking": true, "compactThreshold": true, "maxRetries": true, "timeouts": true, "permissions": true, "sandbox": true, "$schema": true,
 }
 
 func position(data []byte, err error) string {
@@ -236,6 +239,9 @@ func merge(base, over Settings) Settings {
 	}
 	if over.MaxOutputTokens != nil {
 		base.MaxOutputTokens = over.MaxOutputTokens
+	}
+	if over.CompactThreshold != nil {
+		base.CompactThreshold = over.CompactThreshold
 	}
 	if len(over.Prices) > 0 {
 		m := make(map[string]Price, len(base.Prices)+len(over.Prices))

@@ -148,7 +148,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
 			return
 		}
-		params, reqOpts, err := c.prepare(req)
+		params, body, err := c.prepare(req)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -169,7 +169,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 		}
 		// NewStreaming returns once response headers arrived (after any
 		// retries); the body is read lazily by Next.
-		stream := c.sdk.Messages.NewStreaming(callCtx, params, append(reqOpts, option.WithMiddleware(last.record))...)
+		stream := c.newStreaming(callCtx, params, body, option.WithMiddleware(last.record))
 		if timer != nil {
 			timer.Stop()
 		}

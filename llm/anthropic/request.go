@@ -2,12 +2,15 @@ package anthropic
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/novacode/nova/llm"
 )
@@ -108,7 +111,8 @@ func lastUser(msgs []llm.Message) int {
 }
 
 // messageParam translates message i. breakpoint puts the prompt-caching
-// marker on its last block.
+// marker on its last block. The result depends on nothing but the arguments
+// (not on the model or any other setting): the encoding cache relies on it.
 func messageParam(i int, m *llm.Message, breakpoint bool) (anthropic.MessageParam, error) {
 	blocks, err := contentBlocks(m.Content)
 	if err != nil {
@@ -140,17 +144,21 @@ func messageParam(i int, m *llm.Message, breakpoint bool) (anthropic.MessagePara
 // a tool schema holds it too, prepare falls back to the uncached path.
 var spliceMarker = json.RawMessage(`"nova-request-splice-point"`)
 
-// prepare returns what Stream hands to NewStreaming for req: the parameters
-// and, when the Client caches encodings, an option that sends the body built
-// from the cache instead of the parameters' own encoding (which then lack
-// their messages: the SDK still reads model and thinking from them).
+// streamField ends every body: NewStreaming adds "stream":true to the
+// encoded parameters (with sjson, which appends a missing key at the end).
+const streamField = `,"stream":true}`
+
+// prepare returns the parameters for req and, when the Client caches
+// encodings, the finished request body built from the cache; with a nil body
+// the parameters are complete and NewStreaming encodes them.
 //
-// The body is byte-identical to the SDK's encoding of buildParams(req): the
-// envelope is the SDK's encoding with a marker for the messages array, and
-// each message is the SDK's encoding of that message, which its encoder
-// copies verbatim into the array. The SDK then appends "stream":true as it
-// does to every streaming body.
-func (c *Client) prepare(req *llm.Request) (anthropic.MessageNewParams, []option.RequestOption, error) {
+// The body is byte-identical to what NewStreaming sends for buildParams(req):
+// the envelope is the SDK's encoding with a marker for the messages array,
+// each message is the SDK's encoding of that message (which its encoder
+// copies verbatim into the array), and "stream":true ends it as the SDK's
+// sjson step would. It is built with one allocation, a copy of each cached
+// message into it being the only work proportional to the history.
+func (c *Client) prepare(req *llm.Request) (anthropic.MessageNewParams, []byte, error) {
 	if c.cache == nil {
 		p, err := buildParams(req)
 		return p, nil, err
@@ -170,11 +178,11 @@ func (c *Client) prepare(req *llm.Request) (anthropic.MessageNewParams, []option
 		return p, nil, &llm.Error{Kind: llm.ErrInvalid, Message: "encoding request: " + err.Error(), Err: err}
 	}
 	at := bytes.Index(env, spliceMarker)
-	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) {
+	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) || !bytes.HasSuffix(env, []byte("}")) {
 		p, err := buildParams(req)
 		return p, nil, err
 	}
-	body := make([]byte, 0, len(env)-len(spliceMarker)+size)
+	body := make([]byte, 0, len(env)-len(spliceMarker)+size+len(streamField))
 	body = append(body, env[:at]...)
 	for i := range entries {
 		if i > 0 {
@@ -182,8 +190,23 @@ func (c *Client) prepare(req *llm.Request) (anthropic.MessageNewParams, []option
 		}
 		body = append(body, entries[i].enc...)
 	}
-	body = append(body, env[at+len(spliceMarker):]...)
-	return p, []option.RequestOption{option.WithRequestBody("application/json", body)}, nil
+	body = append(body, env[at+len(spliceMarker):len(env)-1]...)
+	body = append(body, streamField...)
+	return p, body, nil
+}
+
+// newStreaming starts the call. A body from prepare is posted as it is:
+// NewStreaming would take it too (option.WithRequestBody), but would then
+// scan and copy all of it once more to add "stream":true. What NewStreaming
+// adds besides, OpenTelemetry spans and a deprecation notice on stderr, is
+// nothing this program uses.
+func (c *Client) newStreaming(ctx context.Context, p anthropic.MessageNewParams, body []byte, opts ...option.RequestOption) *ssestream.Stream[anthropic.MessageStreamEventUnion] {
+	if body == nil {
+		return c.sdk.Messages.NewStreaming(ctx, p, opts...)
+	}
+	var raw *http.Response
+	err := c.sdk.Post(ctx, "v1/messages", body, &raw, opts...)
+	return ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(raw), err)
 }
 
 // encodeMessages returns the encoding of every message of msgs, taken from

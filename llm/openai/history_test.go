@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -189,10 +188,17 @@ func (g *historyGen) request(msgs []llm.Message) *llm.Request {
 type captureTransport struct {
 	discard bool
 
-	mu     sync.Mutex
-	bodies [][]byte
-	size   int64
+	mu      sync.Mutex
+	bodies  [][]byte
+	size    int64
+	headers http.Header // of the latest request
+	// byKey holds the bodies of requests whose context carries a bodyKey,
+	// for concurrent callers that must tell their requests apart.
+	byKey map[bodyKey][]byte
 }
+
+// bodyKey, as a context value, files a request's body under that key.
+type bodyKey int
 
 func (ct *captureTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	var n int64
@@ -213,7 +219,14 @@ func (ct *captureTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if !ct.discard {
 		ct.bodies = append(ct.bodies, body)
 	}
+	if k, ok := r.Context().Value(bodyKey(0)).(bodyKey); ok {
+		if ct.byKey == nil {
+			ct.byKey = map[bodyKey][]byte{}
+		}
+		ct.byKey[k] = body
+	}
 	ct.size = n
+	ct.headers = r.Header.Clone()
 	ct.mu.Unlock()
 	return &http.Response{
 		StatusCode: http.StatusOK,
@@ -250,4 +263,33 @@ func send(t testing.TB, c *Client, ct *captureTransport, req *llm.Request) []byt
 	return ct.last(t)
 }
 
-var _ = bytes.Equal
+// benchHistory returns a conversation of a first prompt and turns turns,
+// each an assistant message (text and a tool call) and a user message with
+// the call's result of about resultSize bytes of source-like text (quotes,
+// tabs, newlines, <, > and &, which every encoder has to escape). Every
+// string is distinct and allocated on its own, as in a real session.
+func benchHistory(turns, resultSize int) []llm.Message {
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "Refactor the <parser> & fix the \"tests\"."}}}}
+	for i := range turns {
+		msgs = append(msgs, benchTurn(i, resultSize)...)
+	}
+	return msgs
+}
+
+// benchTurn returns turn i of benchHistory.
+func benchTurn(i, resultSize int) []llm.Message {
+	id := fmt.Sprintf("call_%06d", i)
+	var b strings.Builder
+	for line := 0; b.Len() < resultSize; line++ {
+		fmt.Fprintf(&b, "%d:%d\tif v, ok := m[\"key_%d\"]; ok && v < %d || v > 2 {\n\t\treturn fmt.Errorf(\"bad <%%d> & more\", v)\n\t}\n", i, line, line, i)
+	}
+	return []llm.Message{
+		{Role: llm.RoleAssistant, Content: []llm.Block{
+			{Type: llm.BlockText, Text: fmt.Sprintf("Turn %d: I'll read file_%d.go next, then compare <a> & <b>.", i, i)},
+			{Type: llm.BlockToolUse, ToolUseID: id, ToolName: "read", Input: json.RawMessage(fmt.Sprintf(`{"path":"src/pkg/file_%d.go","offset":0,"limit":400}`, i))},
+		}},
+		{Role: llm.RoleUser, Content: []llm.Block{
+			{Type: llm.BlockToolResult, ToolUseID: id, Content: b.String()},
+		}},
+	}
+}

@@ -83,6 +83,8 @@ type Client struct {
 	// cache keeps the encoding of the latest request's messages (cache.go);
 	// nil encodes every message on every call.
 	cache *encodingCache
+	// sdk posts the bodies built from the cache (see newStreaming).
+	sdk sdk.Client
 }
 
 var _ llm.Client = (*Client)(nil)
@@ -123,6 +125,8 @@ func New(opts Options) *Client {
 		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
 	}
 	c.responses = responses.NewResponseService(sdkOpts...)
+	// Only Client.Post is used, which relies on nothing but Options.
+	c.sdk = sdk.Client{Options: sdkOpts}
 	c.models = sdk.NewModelService(sdkOpts...)
 	return c
 }
@@ -157,7 +161,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
 			return
 		}
-		params, reqOpts, err := c.prepare(req)
+		params, body, err := c.prepare(req)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -178,7 +182,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 		}
 		// NewStreaming returns once the response headers arrived; the body
 		// is read lazily by Next.
-		stream := c.responses.NewStreaming(callCtx, params, reqOpts...)
+		stream := c.newStreaming(callCtx, params, body)
 		if timer != nil {
 			timer.Stop()
 		}

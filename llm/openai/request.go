@@ -2,11 +2,13 @@ package openai
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -104,7 +106,8 @@ func inputItems(msgs []llm.Message) (responses.ResponseInputParam, error) {
 }
 
 // messageItems appends the items of message i. They depend on the message
-// alone, which is what lets the cache reuse them at any position.
+// alone (not on its position, the model or any other setting): the encoding
+// cache relies on it.
 func messageItems(items responses.ResponseInputParam, i int, m *llm.Message) (responses.ResponseInputParam, error) {
 	if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant {
 		err := fmt.Errorf("unknown role %q", m.Role)
@@ -123,17 +126,21 @@ func messageItems(items responses.ResponseInputParam, i int, m *llm.Message) (re
 // if a tool schema holds it too, prepare falls back to the uncached path.
 var spliceMarker = json.RawMessage(`"nova-request-splice-point"`)
 
-// prepare returns what Stream hands to NewStreaming for req: the parameters
-// and, when the Client caches encodings, an option that sends the body built
-// from the cache instead of the parameters' own encoding (which then lack
-// their input).
+// streamField ends every body: NewStreaming adds "stream":true to the
+// encoded parameters (with sjson, which appends a missing key at the end).
+const streamField = `,"stream":true}`
+
+// prepare returns the parameters for req and, when the Client caches
+// encodings, the finished request body built from the cache; with a nil body
+// the parameters are complete and NewStreaming encodes them.
 //
-// The body is byte-identical to the SDK's encoding of buildParams(req): the
-// envelope is the SDK's encoding with a marker for the input array, and each
-// item is the SDK's encoding of that item, which its encoder copies verbatim
-// into the array. The SDK then appends "stream":true as it does to every
-// streaming body.
-func (c *Client) prepare(req *llm.Request) (responses.ResponseNewParams, []option.RequestOption, error) {
+// The body is byte-identical to what NewStreaming sends for buildParams(req):
+// the envelope is the SDK's encoding with a marker for the input array, each
+// item is the SDK's encoding of that item (which its encoder copies verbatim
+// into the array), and "stream":true ends it as the SDK's sjson step would.
+// It is built with one allocation, a copy of each cached message's items
+// into it being the only work proportional to the history.
+func (c *Client) prepare(req *llm.Request) (responses.ResponseNewParams, []byte, error) {
 	if c.cache == nil {
 		p, err := buildParams(req)
 		return p, nil, err
@@ -155,11 +162,11 @@ func (c *Client) prepare(req *llm.Request) (responses.ResponseNewParams, []optio
 		return p, nil, &llm.Error{Kind: llm.ErrInvalid, Message: "encoding request: " + err.Error(), Err: err}
 	}
 	at := bytes.Index(env, spliceMarker)
-	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) {
+	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) || !bytes.HasSuffix(env, []byte("}")) {
 		p, err := buildParams(req)
 		return p, nil, err
 	}
-	body := make([]byte, 0, len(env)-len(spliceMarker)+size)
+	body := make([]byte, 0, len(env)-len(spliceMarker)+size+len(streamField))
 	body = append(body, env[:at]...)
 	first := true
 	for i := range entries {
@@ -172,8 +179,21 @@ func (c *Client) prepare(req *llm.Request) (responses.ResponseNewParams, []optio
 		first = false
 		body = append(body, entries[i].enc...)
 	}
-	body = append(body, env[at+len(spliceMarker):]...)
-	return p, []option.RequestOption{option.WithRequestBody("application/json", body)}, nil
+	body = append(body, env[at+len(spliceMarker):len(env)-1]...)
+	body = append(body, streamField...)
+	return p, body, nil
+}
+
+// newStreaming starts the call. A body from prepare is posted as it is:
+// NewStreaming would take it too (option.WithRequestBody), but would then
+// scan and copy all of it once more to add "stream":true.
+func (c *Client) newStreaming(ctx context.Context, p responses.ResponseNewParams, body []byte) *ssestream.Stream[responses.ResponseStreamEventUnion] {
+	if body == nil {
+		return c.responses.NewStreaming(ctx, p)
+	}
+	var raw *http.Response
+	err := c.sdk.Post(ctx, "responses", body, &raw)
+	return ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(raw), err)
 }
 
 // encodeMessages returns the encoded items of every message of msgs, taken

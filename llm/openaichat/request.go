@@ -200,7 +200,9 @@ func messages(req *llm.Request) ([]chatMessage, error) {
 // appendMessage appends the chat messages of message i (see messages).
 // pending are the calls of the previous assistant message, which m may
 // answer; it is not modified. The result's pending are the calls m leaves
-// for the next message: an assistant message's calls, or none.
+// for the next message: an assistant message's calls, or none. The result
+// depends on nothing but m and pending (not on the dialect or any other
+// setting): the encoding cache relies on it.
 func appendMessage(out []chatMessage, i int, m *llm.Message, pending []string) ([]chatMessage, []string, error) {
 	fail := func(err error) ([]chatMessage, []string, error) {
 		return nil, nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
