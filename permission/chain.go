@@ -197,6 +197,7 @@ func (c *Checker) decide(call Call) Decision {
 				d.Paths = append(d.Paths, c.guard.Inspect(w.Path, cfg.Workspace).Resolved)
 			}
 		}
+		d.Paths = append(d.Paths, c.fileOperands(s.command)...)
 	}
 	out := func(b Behavior, reason, rule string) Decision {
 		d.Behavior, d.Reason, d.Rule = b, reason, rule
@@ -539,4 +540,28 @@ func (c *Checker) unconfinedRunner(s subject) string {
 		return ""
 	}
 	return s.command.ProjectCode[0]
+}
+
+// fileChangers are commands whose plain operands are files they delete,
+// move, overwrite or create. Their operands join Decision.Paths so that the
+// files' prior content can be snapshotted for rewinding; permission does not
+// depend on them (the OS sandbox confines what commands write).
+var fileChangers = map[string]bool{"rm": true, "unlink": true, "mv": true, "cp": true, "truncate": true, "touch": true, "install": true}
+
+func (c *Checker) fileOperands(a *shell.Analysis) []string {
+	var out []string
+	for _, cmd := range a.Commands {
+		if len(cmd.Args) == 0 || !fileChangers[cmd.Args[0]] {
+			continue
+		}
+		for i, arg := range cmd.Args[1:] {
+			if cmd.Dynamic[i+1] || strings.HasPrefix(arg, "-") {
+				continue
+			}
+			if p := c.guard.Inspect(arg, c.cfg.Workspace); p.Inside && p.Err == "" {
+				out = append(out, p.Resolved)
+			}
+		}
+	}
+	return out
 }

@@ -19,7 +19,7 @@ import (
 const (
 	crashChildEnv = "NOVA_SESSION_CRASH_DIR"
 	crashID       = "crash"
-	crashMaxBytes = 16 << 20 // the writer stops growing the file here
+	crashMaxBytes = 12 << 20 // the writer stops growing the file here
 )
 
 // crashRecord is the k-th record the writer appends: deterministic, so the
@@ -28,7 +28,7 @@ const (
 func crashRecord(k int) session.Record {
 	size := 200 + (k*7919)%4000
 	if k%4 == 3 {
-		size = 128<<10 + (k*104729)%(896<<10)
+		size = 64<<10 + (k*104729)%(512<<10)
 	}
 	role := llm.RoleUser
 	if k%2 == 1 {
@@ -65,7 +65,10 @@ func crashChild(dir string) {
 		}
 		fmt.Println(k) // progress, so the parent can aim its kill
 	}
-	time.Sleep(time.Hour) // wait for the kill
+	// Full: say so by closing stdout, and wait for the kill (but never
+	// outlive a parent that failed to send it for long).
+	os.Stdout.Close()
+	time.Sleep(time.Minute)
 }
 
 // TestCrashSafety kills a writer at random moments; every time, the file
@@ -84,7 +87,7 @@ func TestCrashSafety(t *testing.T) {
 	tr.Close()
 
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
-	torn, prev := 0, 0
+	torn, full, prev := 0, 0, 0
 	for i := range 20 {
 		cmd := exec.Command(exe)
 		cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
@@ -99,14 +102,18 @@ func TestCrashSafety(t *testing.T) {
 		// Let the child append 0 to 5 records, then kill it at a random
 		// moment within the next few: often inside a large write.
 		progress := bufio.NewReader(out)
-		for n := rng.IntN(6) + 1; n > 0; n-- {
-			if line, err := progress.ReadString('\n'); err != nil {
-				cmd.Process.Kill()
-				cmd.Wait()
-				t.Fatalf("iteration %d: child said %q, %v", i, line, err)
+		if line, err := progress.ReadString('\n'); line != "ready\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("iteration %d: child said %q, %v", i, line, err)
+		}
+		for n := rng.IntN(6); n > 0; n-- {
+			if _, err := progress.ReadString('\n'); err != nil {
+				full++ // the file is full and the child idle
+				break
 			}
 		}
-		time.Sleep(time.Duration(rng.Int64N(int64(4 * time.Millisecond))))
+		time.Sleep(time.Duration(rng.Int64N(int64(3 * time.Millisecond))))
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
@@ -131,5 +138,6 @@ func TestCrashSafety(t *testing.T) {
 		prev = len(st.Live)
 	}
 	fi, _ := os.Stat(tr.Path())
-	t.Logf("%d records, %d bytes after 20 kills; %d loads found a torn last line", prev, fi.Size(), torn)
+	t.Logf("%d records, %d bytes after 20 kills (%d of them of an idle writer); %d loads found a torn last line",
+		prev, fi.Size(), full, torn)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -134,6 +135,9 @@ func (s *openedSession) conversation(ctx context.Context, data, workspace, syste
 func (s *openedSession) snapshotter(errOut func(error)) func(turn int, paths []string) {
 	return func(turn int, paths []string) {
 		for _, p := range paths {
+			if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+				continue // directories, links, devices: only file contents are kept
+			}
 			rec, ok, err := s.snaps.Save(turn, p)
 			if err != nil {
 				errOut(fmt.Errorf("snapshot %s: %w", p, err))
