@@ -69,3 +69,22 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAppend is the cost the loop pays per recorded message: encode
+// and one write(2) of a ~10 KB tool result (no fsync).
+func BenchmarkAppend(b *testing.B) {
+	tr, err := session.Create(b.TempDir(), "bench", testHeader)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	r := msg(1, &llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ToolUseID: "toolu_1",
+		Content: strings.Repeat("\tfunc main() { fmt.Println(\"hello\") }\n", 256)}}})
+	b.SetBytes(int64(len(r.Message.Content[0].Content)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := tr.Append(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -214,9 +214,9 @@ func TestLoadConversation(t *testing.T) {
 			wantRepaired: 2,
 		},
 		{
-			name: "repair inside boundary messages",
-			recs: []session.Record{boundary(1, summary, assistant("", "c9"))},
-			want: []llm.Message{*summary, *assistant("", "c9"), interrupted("c9")},
+			name:         "repair inside boundary messages",
+			recs:         []session.Record{boundary(1, summary, assistant("", "c9"))},
+			want:         []llm.Message{*summary, *assistant("", "c9"), interrupted("c9")},
 			wantRepaired: 1,
 		},
 	}

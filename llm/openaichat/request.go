@@ -209,6 +209,8 @@ func appendMessage(out []chatMessage, i int, m *llm.Message, pending []string) (
 	}
 	switch m.Role {
 	case llm.RoleUser:
+		// The calls this message leaves unanswered. A copy: pending may
+		// belong to a cache entry, which must never change.
 		open := slices.Clone(pending)
 		var texts []string
 		var parts []contentPart // set once an image is seen
