@@ -28,9 +28,9 @@ type executor struct {
 	now      func() time.Time
 	turn     int
 	snapshot func(turn int, paths []string)
-	wg   sync.WaitGroup
-	mu   sync.Mutex // guards barrier and since; submit is called from the loop only, but be explicit
-	tail barrierState
+	wg       sync.WaitGroup
+	mu       sync.Mutex // guards barrier and since; submit is called from the loop only, but be explicit
+	tail     barrierState
 }
 
 type barrierState struct {
