@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,4 +100,40 @@ func BenchmarkToolStartLatency(b *testing.B) {
 		total += started.Sub(c.completed)
 	}
 	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/start")
+}
+
+// longHistory is a 1,000-turn conversation of about 10 MB: each turn an
+// assistant text and tool call, and a ~10 KB tool result.
+func longHistory() []llm.Message {
+	result := strings.Repeat("r", 10_000)
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "start"}}}}
+	for i := range 1000 {
+		id := "call_" + strconv.Itoa(i)
+		msgs = append(msgs,
+			llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "step"}, {Type: llm.BlockToolUse, ToolUseID: id, ToolName: "Noop", Input: json.RawMessage(`{}`)}}},
+			llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ToolUseID: id, Content: result}}})
+	}
+	return msgs
+}
+
+// BenchmarkTurnLongHistory is BenchmarkTurn's loop work with a 1,000-turn,
+// 10 MB history behind it: the loop's own per-turn cost must not grow with
+// the history (building the wire request is the adapters' job, measured by
+// their BenchmarkNextRequest1000Turns).
+func BenchmarkTurnLongHistory(b *testing.B) {
+	const turns = 50
+	reg := tool.NewRegistry(tool.New("Noop", "does nothing", false, nil, func(context.Context, *tool.Env, noIn) (tool.Result, error) {
+		return tool.Result{Content: "ok"}, nil
+	}))
+	history := longHistory()
+	b.ReportAllocs()
+	for b.Loop() {
+		c := &turnsClient{turns: turns}
+		a := &agent.Agent{Client: c, Model: "claude-sonnet-4-5", Tools: reg, Env: &tool.Env{}, CompactThreshold: -1}
+		conv := &agent.Conversation{ID: "b", Messages: slices.Clip(history), Persisted: len(history), Turns: 1000}
+		conv.AddUser("go on")
+		for range a.Run(context.Background(), conv) {
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*turns), "ns/turn")
 }
