@@ -27,6 +27,8 @@ var rules = []struct {
 	{"llm/anthropic", []string{module + "/llm/openai", module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission"}},
 	{"llm/llmtest/...", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission"}},
 	{"tool/...", []string{module + "/agent", module + "/internal", module + "/event"}},
+	{"session", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission", module + "/llm/", "!thirdparty"}},
+	{"internal/contextinfo", []string{module + "/agent", module + "/internal/cli", module + "/tool", module + "/permission"}},
 	{"internal/config", []string{module + "/agent", module + "/internal/cli"}},
 	{"permission", []string{module + "/agent", module + "/tool", module + "/llm", module + "/internal", module + "/event"}},
 	{"agent", []string{module + "/internal", module + "/cmd", module + "/llm/"}},
