@@ -293,3 +293,36 @@ func TestRewindRestoresFiles(t *testing.T) {
 		t.Fatalf("nova sessions: %v\n%s", err, out)
 	}
 }
+
+// --extract-memory: after a successful run, durable facts go into the
+// project's NOVA.md and are shown on standard error.
+func TestExtractMemory(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "NOVA.md"), []byte("# Notes\n\nKeep this.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Tests pass with go test ./...")}},
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("- Run the tests with go test ./...\n- Keep this.")}},
+	)
+	defer srv.Close()
+	r := runNova(t, srv, ws, "--extract-memory", "how do I run the tests?")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	got, _ := os.ReadFile(filepath.Join(ws, "NOVA.md"))
+	if !strings.HasPrefix(string(got), "# Notes\n\nKeep this.\n") || !strings.Contains(string(got), "- Run the tests with go test ./...") ||
+		strings.Count(string(got), "Keep this.") != 1 {
+		t.Fatalf("NOVA.md:\n%s", got)
+	}
+	if !strings.Contains(r.Stderr, "Run the tests with go test") {
+		t.Fatalf("stderr does not show the facts: %s", r.Stderr)
+	}
+	// Without the flag, print mode proposes nothing.
+	srv.Push(llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("ok")}})
+	before := len(modelCalls(srv))
+	runNova(t, srv, ws, "again")
+	if n := len(modelCalls(srv)) - before; n != 1 {
+		t.Fatalf("%d model calls without --extract-memory", n)
+	}
+}
