@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -32,12 +33,16 @@ func countResults(r llmtest.Request) int {
 	return strings.Count(string(r.Body), `"type":"tool_result"`)
 }
 
-// lastSteps is a fallback script: a 30-turn task where turn n appends
+var killsSoFar atomic.Int32
+
+// thirtyTurns is a fallback script: a 30-turn task where turn n appends
 // "step n" to log.txt; the step number comes from the history itself, so a
 // resumed session picks up where its transcript says it is.
 func thirtyTurns(r llmtest.Request) llmtest.Turn {
 	n := strings.Count(string(r.Body), `"type":"tool_use"`)
-	if n >= 29 {
+	// The task ends after 30 turns, and not before the test has killed
+	// nova 20 times, however fast this machine is.
+	if n >= 29 && killsSoFar.Load() >= 20 {
 		return llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("All 30 steps done.")}, Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}
 	}
 	return llmtest.Turn{Blocks: []llmtest.Block{
@@ -86,6 +91,7 @@ func TestKillNineAndResume(t *testing.T) {
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 				err = <-exited
 				kills++
+				killsSoFar.Store(int32(kills))
 			}
 		} else {
 			err = <-exited
