@@ -122,7 +122,10 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 
 func runRoot(ctx context.Context, opts *RootOptions) error {
 	prompt := opts.Prompt
-	if !opts.IO.StdinIsTTY {
+	if !opts.Print && !opts.IO.StdinIsTTY {
+		return errors.New("the interactive UI needs a terminal; for scripts and pipes use print mode: nova -p \"your task\"")
+	}
+	if opts.Print && !opts.IO.StdinIsTTY {
 		// Piped input is part of the prompt, as in `git diff | nova -p "review"`.
 		piped, err := readPiped(opts.IO.In, prompt != "", stdinGrace)
 		if err != nil {
@@ -132,10 +135,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			prompt = strings.TrimSpace(prompt + "\n\n" + s)
 		}
 	}
-	if !opts.Print {
-		return errors.New("the interactive terminal UI is not available yet; run a task with: nova -p \"your task\"")
-	}
-	if strings.TrimSpace(prompt) == "" {
+	if opts.Print && strings.TrimSpace(prompt) == "" {
 		return errors.New("no prompt given; pass one as an argument (nova -p \"your task\") or on standard input")
 	}
 
@@ -220,7 +220,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		Env:            env,
 		Permissions:    checker,
 		AllowAlways:    rememberAlways(checker, dir, opts.IO.ErrOut),
-		NonInteractive: true,
+		NonInteractive: opts.Print,
 		MaxTurns:       opts.MaxTurns,
 		ModelInfo:      &info,
 		ContextWindow:  window,
@@ -238,7 +238,17 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if settings.CompactThreshold != nil {
 		a.CompactThreshold = *settings.CompactThreshold
 	}
-	conv, err := sess.conversation(ctx, data, dir, systemPrompt(dir, ep.Model), prompt)
+	system := systemPrompt(dir, ep.Model)
+	if !opts.Print {
+		return runInteractive(ctx, opts, interactive{
+			agent: a, checker: checker, model: ep.Model, firstPrompt: prompt,
+			newConversation: func(ctx context.Context, prompt string) (*agent.Conversation, error) {
+				return sess.conversation(ctx, data, dir, system, prompt)
+			},
+			commandsDir: filepath.Join(dir, ".novacode", "commands"),
+		})
+	}
+	conv, err := sess.conversation(ctx, data, dir, system, prompt)
 	if err != nil {
 		return err
 	}

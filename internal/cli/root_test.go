@@ -89,7 +89,7 @@ func TestUserErrorsAreOneLine(t *testing.T) {
 		{"no anthropic key", []string{"-p", "--provider", "anthropic", "hi"}, map[string]string{"ANTHROPIC_API_KEY": ""}, "nova: ANTHROPIC_API_KEY is not set"},
 		{"bad settings", []string{"-p", "hi"}, map[string]string{"ANTHROPIC_API_KEY": "k", "BAD_SETTINGS": "1"}, "nova: settings file "},
 		{"no prompt", []string{"-p"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, "nova: no prompt given"},
-		{"no tui yet", []string{"hi"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, "nova: the interactive terminal UI is not available yet"},
+		{"interactive without a terminal", []string{"hi"}, map[string]string{"ANTHROPIC_API_KEY": "k", "NOT_A_TTY": "1"}, "nova: the interactive UI needs a terminal"},
 		{"bad cwd", []string{"-p", "--cwd", "/nonexistent/dir", "hi"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, "nova: --cwd /nonexistent/dir is not a directory"},
 		{"bad provider", []string{"-p", "--provider", "gemini", "hi"}, map[string]string{"ANTHROPIC_API_KEY": "k"}, `nova: unknown provider "gemini"`},
 	}
@@ -109,6 +109,7 @@ func TestUserErrorsAreOneLine(t *testing.T) {
 				}
 			}
 			ios, _, _, errOut := iostreams.Test()
+			ios.StdinIsTTY = tc.env["NOT_A_TTY"] == ""
 			if code := Run(context.Background(), ios, tc.args); code != 1 {
 				t.Fatalf("exit %d", code)
 			}

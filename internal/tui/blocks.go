@@ -1,0 +1,84 @@
+package tui
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+type blockKind int
+
+const (
+	kindUser blockKind = iota
+	kindText
+	kindThinking
+	kindTool
+	kindError
+	kindInfo
+)
+
+// block is one entry of the timeline. Its rendering is cached per width and
+// expansion state; a finished block is rendered once per width for the
+// whole session, which keeps frames cheap however long the timeline grows.
+type block struct {
+	kind blockKind
+	text strings.Builder // prompt, answer, thinking, error or info text
+
+	// Tool card fields.
+	id        string
+	name      string
+	input     json.RawMessage
+	start     time.Time
+	running   bool
+	dur       time.Duration
+	result    string
+	isError   bool
+	denied    bool
+	cancelled bool
+
+	// live marks a block still changing (streaming text, running tool); its
+	// cache is refreshed by the frame tick, not on every delta.
+	live bool
+	// dirty: the content changed since the cache was made.
+	dirty bool
+
+	cache    string
+	cacheW   int
+	cacheExp bool
+	lines    int // line count of cache
+}
+
+func (b *block) render(r renderer, width int, expanded bool, now time.Time) string {
+	switch b.kind {
+	case kindUser:
+		return r.Prompt(width, b.text.String())
+	case kindText:
+		return r.Markdown(b.text.String(), width)
+	case kindThinking:
+		return r.Thinking(width, b.text.String(), expanded)
+	case kindTool:
+		d := b.dur
+		if b.running {
+			d = now.Sub(b.start).Truncate(100 * time.Millisecond)
+		}
+		return r.ToolCard(width, card{ID: b.id, Name: b.name, Input: b.input, Running: b.running, Duration: d,
+			Result: b.result, IsError: b.isError, Denied: b.denied, Cancelled: b.cancelled, Expanded: expanded})
+	case kindError:
+		return r.Error(width, b.text.String())
+	default:
+		return wrap(b.text.String(), width)
+	}
+}
+
+// view returns the block's cached rendering, refreshing it when the width or
+// expansion changed, or when it is dirty and refresh is set (the frame tick
+// for live blocks; always for finished ones).
+func (b *block) view(r renderer, width int, expanded bool, now time.Time, refresh bool) string {
+	stale := b.cacheW != width || b.cacheExp != expanded
+	if stale || (b.dirty && (refresh || !b.live)) {
+		b.cache = b.render(r, width, expanded, now)
+		b.cacheW, b.cacheExp, b.dirty = width, expanded, false
+		b.lines = strings.Count(b.cache, "\n") + 1
+	}
+	return b.cache
+}

@@ -1,0 +1,124 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// LoadCommands reads the user's slash commands from dir (normally
+// .novacode/commands): each NAME.md file is the command /NAME, its body the
+// prompt template. A missing directory is no commands, not an error.
+func LoadCommands(dir string) (map[string]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cmds := map[string]string{}
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".md")
+		if !ok || e.IsDir() || name == "" {
+			continue
+		}
+		body, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		cmds[name] = string(body)
+	}
+	return cmds, nil
+}
+
+// expand fills a command template: $ARGUMENTS becomes the text after the
+// command; a template without it gets the arguments appended, so they are
+// never silently dropped.
+func expand(tmpl, args string) string {
+	if strings.Contains(tmpl, "$ARGUMENTS") {
+		return strings.ReplaceAll(tmpl, "$ARGUMENTS", args)
+	}
+	if args == "" {
+		return tmpl
+	}
+	return strings.TrimRight(tmpl, "\n") + "\n\n" + args
+}
+
+var builtins = []struct{ name, help string }{
+	{"help", "list commands"},
+	{"clear", "clear the timeline and start a new conversation"},
+	{"compact", "summarise the conversation to free context: /compact [focus]"},
+	{"cost", "show token usage and cost"},
+	{"model", "show the model"},
+	{"permissions", "show the permission mode (shift+tab cycles)"},
+	{"exit", "quit"},
+}
+
+// slash runs a slash command.
+func (m *Model) slash(text string) tea.Cmd {
+	name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+	args = strings.TrimSpace(args)
+	switch name {
+	case "help":
+		var b strings.Builder
+		b.WriteString("Commands:")
+		for _, c := range builtins {
+			fmt.Fprintf(&b, "\n  /%-12s %s", c.name, c.help)
+		}
+		user := make([]string, 0, len(m.o.Commands))
+		for n := range m.o.Commands {
+			user = append(user, n)
+		}
+		slices.Sort(user)
+		for _, n := range user {
+			fmt.Fprintf(&b, "\n  /%-12s (user command)", n)
+		}
+		b.WriteString("\nKeys: enter send · shift+enter newline · esc interrupt · ctrl+o expand · pgup/pgdn scroll · !cmd shell · ctrl+c twice quit")
+		m.addText(kindInfo, b.String())
+	case "clear":
+		m.blocks, m.scroll = nil, 0
+		if m.o.Clear != nil {
+			m.o.Clear()
+		}
+	case "compact":
+		if m.o.Compact == nil {
+			m.addText(kindError, "/compact is not available")
+			return nil
+		}
+		if m.busy {
+			m.addText(kindError, "/compact: wait for the run to finish")
+			return nil
+		}
+		m.addText(kindInfo, "Compacting…")
+		compact, ctx := m.o.Compact, m.ctx
+		return func() tea.Msg {
+			c, err := compact(ctx, args)
+			return compactMsg{c, err}
+		}
+	case "cost":
+		u := m.usage
+		m.addText(kindInfo, fmt.Sprintf("Tokens: %d in (%d cache read, %d cache write), %d out · cost $%.4f",
+			u.Total.InputTokens, u.Total.CacheReadTokens, u.Total.CacheWriteTokens, u.Total.OutputTokens, u.CostUSD))
+	case "model":
+		m.addText(kindInfo, "Model: "+m.model)
+	case "permissions":
+		m.addText(kindInfo, "Permission mode: "+m.mode)
+	case "exit", "quit":
+		return m.quit()
+	default:
+		tmpl, ok := m.o.Commands[name]
+		if !ok {
+			m.addText(kindError, "unknown command /"+name+" (try /help)")
+			return nil
+		}
+		return m.prompt(expand(tmpl, args))
+	}
+	return nil
+}

@@ -1,0 +1,608 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/novacode/nova/event"
+)
+
+const (
+	frameEvery   = time.Second / 30 // coalescing of deltas and duration ticks
+	quitWindow   = 2 * time.Second  // second ctrl+c must come within this
+	shellTimeout = 30 * time.Second // for !cmd
+	maxInputRows = 6
+)
+
+// Messages.
+type (
+	eventMsg struct {
+		ev  event.Event
+		gen int
+	}
+	runDoneMsg struct{ gen int }
+	frameMsg   struct{}
+	shellMsg   struct {
+		cmd, out string
+		err      error
+	}
+	compactMsg struct {
+		c   event.Compact
+		err error
+	}
+)
+
+// Model is the TUI's tea.Model.
+type Model struct {
+	o    Options
+	r    renderer
+	ctx  context.Context // lives until Close: parent of every run
+	stop context.CancelFunc
+	wg   sync.WaitGroup // goroutines owning a Runner iterator
+
+	width, height int
+	blocks        []*block
+	expanded      bool
+	scroll        int // lines scrolled up from the bottom
+
+	// The active run.
+	busy      bool
+	gen       int // run generation: messages of an older run are dropped
+	cancelRun context.CancelFunc
+	events    chan event.Event
+	current   *block // the answer or thinking block being streamed
+	tools     map[string]*block
+	ticking   bool
+	queued    []string
+
+	perm    *event.PermissionRequest
+	permSel int
+
+	input   textarea.Model
+	history []string
+	histPos int // len(history) when not browsing
+
+	mode    string
+	model   string
+	usage   event.Usage
+	hint    string
+	ctrlCAt time.Time
+}
+
+// New builds the model. Call Close when the program has ended (Run does).
+func New(o Options) *Model {
+	ctx, stop := context.WithCancel(context.Background())
+	ta := textarea.New()
+	st := textarea.DefaultStyles(o.Dark)
+	// A blinking cursor would wake the program twice a second forever.
+	st.Cursor.Blink = false
+	ta.SetStyles(st)
+	ta.ShowLineNumbers = false
+	ta.Prompt = "> "
+	ta.Placeholder = "Type a prompt, /help for commands"
+	ta.KeyMap.InsertNewline.SetKeys("shift+enter", "alt+enter", "ctrl+j")
+	ta.SetHeight(1)
+	ta.Focus()
+	m := &Model{
+		o: o, r: plainRenderer{}, ctx: ctx, stop: stop,
+		width: 80, height: 24,
+		tools: map[string]*block{},
+		input: ta, mode: o.Mode, model: o.Model,
+	}
+	m.r = newRenderer(o)
+	m.resize()
+	return m
+}
+
+// Close cancels any run and waits until the goroutines the model started
+// have exited. Safe to call more than once.
+func (m *Model) Close() {
+	m.stop()
+	m.wg.Wait()
+}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd {
+	if m.o.FirstPrompt != "" {
+		return m.submit(m.o.FirstPrompt)
+	}
+	return nil
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.resize()
+		return m, nil
+	case eventMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		m.handleEvent(msg.ev)
+		return m, m.next()
+	case runDoneMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		return m, m.finishRun()
+	case frameMsg:
+		return m, m.frame()
+	case shellMsg:
+		out := strings.TrimRight(msg.out, "\n")
+		if msg.err != nil {
+			out = strings.TrimSpace(out + "\n" + msg.err.Error())
+		}
+		m.addText(kindInfo, "! "+msg.cmd+"\n"+out)
+		return m, nil
+	case compactMsg:
+		if msg.err != nil {
+			m.addText(kindError, "compact: "+msg.err.Error())
+		} else {
+			m.addText(kindInfo, fmt.Sprintf("Compacted: %d → %d tokens", msg.c.TokensBefore, msg.c.TokensAfter))
+		}
+		return m, nil
+	case tea.PasteMsg:
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		m.resize()
+		return m, cmd
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+// key handles one key press.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if s != "ctrl+c" {
+		m.ctrlCAt = time.Time{}
+		if m.hint == "press ctrl+c again to exit" {
+			m.hint = ""
+		}
+	}
+	switch s {
+	case "ctrl+c":
+		now := timeNow()
+		if !m.ctrlCAt.IsZero() && now.Sub(m.ctrlCAt) <= quitWindow {
+			return m.quit()
+		}
+		m.ctrlCAt = now
+		m.hint = "press ctrl+c again to exit"
+		return nil
+	case "esc":
+		if m.busy {
+			m.cancel()
+		}
+		return nil
+	case "ctrl+o":
+		m.expanded = !m.expanded
+		return nil
+	case "pgup":
+		m.scroll += max(1, m.timelineHeight()-1)
+		return nil
+	case "pgdown":
+		m.scroll = max(0, m.scroll-max(1, m.timelineHeight()-1))
+		return nil
+	case "shift+tab":
+		if m.o.ModeCycle != nil {
+			m.mode = m.o.ModeCycle()
+		}
+		return nil
+	}
+	if m.perm != nil {
+		if done, cmd := m.permKey(s); done {
+			return cmd
+		}
+	}
+	switch s {
+	case "enter":
+		text := m.input.Value()
+		if strings.TrimSpace(text) == "" {
+			return nil
+		}
+		m.input.Reset()
+		m.resize()
+		return m.submit(text)
+	case "up", "down":
+		if m.browseHistory(s == "up") {
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	m.resize()
+	return cmd
+}
+
+// permKey handles a key while the permission dialog is open; done reports
+// whether the key was consumed.
+func (m *Model) permKey(s string) (done bool, cmd tea.Cmd) {
+	empty := m.input.Value() == ""
+	switch {
+	case s == "up":
+		m.permSel = (m.permSel + 2) % 3
+	case s == "down" || s == "tab":
+		m.permSel = (m.permSel + 1) % 3
+	case empty && (s == "1" || s == "2" || s == "3"):
+		m.permSel = int(s[0] - '1')
+	case s == "enter":
+		d := event.Decision{Behavior: event.Allow}
+		switch m.permSel {
+		case 1:
+			d.Always = true
+		case 2:
+			d = event.Decision{Behavior: event.Deny, Message: strings.TrimSpace(m.input.Value())}
+			m.input.Reset()
+		}
+		m.perm.Respond(d)
+		m.perm, m.permSel = nil, 0
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// browseHistory moves through earlier prompts while the input is empty or
+// still shows a history entry; it reports whether it did.
+func (m *Model) browseHistory(up bool) bool {
+	v := m.input.Value()
+	browsing := m.histPos < len(m.history) && v == m.history[m.histPos]
+	if v != "" && !browsing {
+		return false
+	}
+	switch {
+	case up && m.histPos > 0:
+		m.histPos--
+	case !up && m.histPos < len(m.history):
+		m.histPos++
+	default:
+		return true
+	}
+	if m.histPos == len(m.history) {
+		m.input.Reset()
+	} else {
+		m.input.SetValue(m.history[m.histPos])
+	}
+	return true
+}
+
+// submit handles entered text: a shell command, a slash command or a prompt.
+func (m *Model) submit(text string) tea.Cmd {
+	if len(m.history) == 0 || m.history[len(m.history)-1] != text {
+		m.history = append(m.history, text)
+	}
+	m.histPos = len(m.history)
+	m.scroll = 0
+	switch {
+	case strings.HasPrefix(text, "!"):
+		return m.shell(strings.TrimSpace(text[1:]))
+	case strings.HasPrefix(text, "/"):
+		return m.slash(text)
+	}
+	return m.prompt(text)
+}
+
+// prompt starts a run, or queues the prompt behind the active one.
+func (m *Model) prompt(text string) tea.Cmd {
+	m.addText(kindUser, text)
+	if m.busy {
+		m.queued = append(m.queued, text)
+		return nil
+	}
+	return m.start(text)
+}
+
+// start runs the agent in a goroutine that owns the iterator and hands the
+// events over an unbuffered channel, one per read: the loop never runs ahead
+// of the screen, and the goroutine exits when the iterator ends or the
+// model is closed.
+func (m *Model) start(text string) tea.Cmd {
+	if m.o.Runner == nil {
+		m.addText(kindError, "no runner configured")
+		return nil
+	}
+	m.gen++
+	ctx, cancel := context.WithCancel(m.ctx)
+	ch := make(chan event.Event)
+	m.busy, m.cancelRun, m.events, m.current = true, cancel, ch, nil
+	clear(m.tools)
+	runner := m.o.Runner
+	closed := m.ctx
+	m.wg.Go(func() {
+		defer close(ch)
+		for ev := range runner.Run(ctx, text) {
+			select {
+			case ch <- ev:
+			case <-closed.Done():
+				return
+			}
+		}
+	})
+	return tea.Batch(m.next(), m.startTicking())
+}
+
+// next reads the active run's next event.
+func (m *Model) next() tea.Cmd {
+	ch, gen := m.events, m.gen
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return runDoneMsg{gen}
+		}
+		return eventMsg{ev, gen}
+	}
+}
+
+func (m *Model) startTicking() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return tea.Tick(frameEvery, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// frame refreshes the live blocks; the tick stops when nothing is running,
+// so an idle TUI gets no messages at all.
+func (m *Model) frame() tea.Cmd {
+	m.ticking = false
+	for _, b := range m.blocks {
+		if b.live {
+			if b.kind == kindTool {
+				b.dirty = true
+			}
+			b.view(m.r, m.width, m.expanded, timeNow(), true)
+		}
+	}
+	if !m.busy {
+		return nil
+	}
+	return m.startTicking()
+}
+
+func (m *Model) cancel() {
+	if m.cancelRun != nil {
+		m.cancelRun()
+	}
+	m.queued = nil
+	m.perm = nil
+}
+
+func (m *Model) finishRun() tea.Cmd {
+	if m.cancelRun != nil {
+		m.cancelRun()
+	}
+	m.busy, m.cancelRun, m.events, m.perm = false, nil, nil, nil
+	m.endStream()
+	for _, b := range m.tools {
+		if b.running { // the run ended without a result for it
+			b.running, b.cancelled, b.live, b.dirty = false, true, false, true
+		}
+	}
+	if len(m.queued) > 0 {
+		next := m.queued[0]
+		m.queued = m.queued[1:]
+		return m.start(next)
+	}
+	return nil
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.cancel()
+	m.stop()
+	return tea.Quit
+}
+
+// handleEvent folds one event into the timeline.
+func (m *Model) handleEvent(ev event.Event) {
+	switch e := ev.(type) {
+	case event.StreamText:
+		m.stream(kindText, e.Text)
+	case event.ThinkingText:
+		m.stream(kindThinking, e.Text)
+	case event.ToolUse:
+		m.endStream()
+		b := &block{kind: kindTool, id: e.ID, name: e.Name, input: e.Input, start: timeNow(), running: true, live: true, dirty: true}
+		m.tools[e.ID] = b
+		m.add(b)
+	case event.ToolResult:
+		b := m.tools[e.ID]
+		if b == nil {
+			b = &block{kind: kindTool, id: e.ID, name: e.Name}
+			m.add(b)
+		}
+		b.running, b.live, b.dirty = false, false, true
+		b.dur = time.Duration(e.DurationMS) * time.Millisecond
+		b.result, b.isError, b.denied, b.cancelled = e.Content, e.IsError, e.Denied, e.Cancelled
+	case *event.PermissionRequest:
+		m.endStream()
+		m.perm, m.permSel = e, 0
+	case event.Usage:
+		m.usage = e
+		if e.Model != "" {
+			m.model = e.Model
+		}
+	case event.Compact:
+		m.addText(kindInfo, fmt.Sprintf("Context compacted: %d → %d tokens", e.TokensBefore, e.TokensAfter))
+	case event.TurnComplete:
+		m.endStream()
+	case event.LoopComplete:
+		m.endStream()
+		switch e.Reason {
+		case event.ReasonCancelled:
+			m.addText(kindInfo, "Cancelled.")
+		case event.ReasonError:
+			m.addText(kindError, e.Error)
+		case event.ReasonMaxTurns:
+			m.addText(kindError, "stopped: turn limit reached")
+		}
+	}
+}
+
+// stream appends a delta to the current block of its kind. The block is only
+// marked dirty: the frame tick re-renders it, so a burst of deltas costs one
+// Markdown render per frame instead of one per delta.
+func (m *Model) stream(kind blockKind, text string) {
+	if m.current == nil || m.current.kind != kind {
+		m.endStream()
+		m.current = &block{kind: kind, live: true}
+		m.add(m.current)
+	}
+	m.current.text.WriteString(text)
+	m.current.dirty = true
+}
+
+func (m *Model) endStream() {
+	if m.current != nil {
+		m.current.live = false
+		m.current.dirty = true
+		m.current = nil
+	}
+}
+
+func (m *Model) add(b *block) {
+	b.dirty = true
+	m.blocks = append(m.blocks, b)
+}
+
+func (m *Model) addText(kind blockKind, text string) {
+	b := &block{kind: kind}
+	b.text.WriteString(text)
+	m.add(b)
+}
+
+// shell runs !cmd in the working directory with a timeout; the output
+// becomes an info block. Closing the model kills it.
+func (m *Model) shell(command string) tea.Cmd {
+	if command == "" {
+		return nil
+	}
+	ctx := m.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, shellTimeout)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "sh", "-c", command).CombinedOutput()
+		return shellMsg{cmd: command, out: string(out), err: err}
+	}
+}
+
+// resize lays out the input box for the current size and content.
+func (m *Model) resize() {
+	m.input.SetWidth(max(10, m.width))
+	m.input.SetHeight(min(maxInputRows, max(1, m.input.LineCount())))
+}
+
+// timelineHeight is what is left for the timeline below the fixed parts.
+func (m *Model) timelineHeight() int {
+	return max(1, m.height-1-m.bottomHeight())
+}
+
+func (m *Model) bottomHeight() int {
+	if m.perm != nil {
+		return strings.Count(m.dialog(), "\n") + 1 + m.input.Height()
+	}
+	return m.input.Height()
+}
+
+// dialog renders the permission dialog.
+func (m *Model) dialog() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Allow %s(%s)?", m.perm.Name, keyArg(m.perm.Input))
+	if m.perm.Reason != "" {
+		b.WriteString(" " + m.perm.Reason)
+	}
+	for i, c := range []string{"Allow once", "Allow always", "Deny (type a note, then Enter)"} {
+		mark := "  "
+		if i == m.permSel {
+			mark = "❯ "
+		}
+		fmt.Fprintf(&b, "\n%s%d. %s", mark, i+1, c)
+	}
+	return wrap(b.String(), m.width)
+}
+
+// View implements tea.Model. It renders blocks from the bottom up only until
+// the screen (plus the scroll offset) is full, so a frame costs the same
+// with 20 blocks or 20,000.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Screen())
+	v.AltScreen = true
+	return v
+}
+
+// Screen is the frame as a string (View's content).
+func (m *Model) Screen() string {
+	h := m.timelineHeight()
+	now := timeNow()
+	need := h + m.scroll
+	var parts []string // bottom-up
+	lines := 0
+	for i := len(m.blocks) - 1; i >= 0 && lines < need; i-- {
+		s := m.blocks[i].view(m.r, m.width, m.expanded, now, false)
+		parts = append(parts, s)
+		lines += m.blocks[i].lines + 1 // one blank line between blocks
+	}
+	all := make([]string, 0, lines)
+	for i := len(parts) - 1; i >= 0; i-- {
+		all = append(all, strings.Split(parts[i], "\n")...)
+		if i > 0 {
+			all = append(all, "")
+		}
+	}
+	// Clamp scrolling to the top of the timeline.
+	if maxScroll := max(0, len(all)-h); m.scroll > maxScroll && len(parts) == len(m.blocks) {
+		m.scroll = maxScroll
+	}
+	end := max(0, len(all)-m.scroll)
+	start := max(0, end-h)
+	view := all[start:end]
+	for len(view) < h {
+		view = append(view, "")
+	}
+	var b strings.Builder
+	for _, l := range view {
+		b.WriteString(ansi.Truncate(l, m.width, ""))
+		b.WriteByte('\n')
+	}
+	if m.perm != nil {
+		b.WriteString(m.dialog())
+		b.WriteByte('\n')
+	}
+	b.WriteString(m.input.View())
+	b.WriteByte('\n')
+	b.WriteString(m.r.Status(m.width, m.status()))
+	return b.String()
+}
+
+func (m *Model) status() status {
+	u := m.usage
+	s := status{
+		Model: m.model, Mode: m.mode, Busy: m.busy, Hint: m.hint,
+		// The latest call's prompt is what currently fills the window.
+		ContextUsed:   u.Call.InputTokens + u.Call.CacheReadTokens + u.Call.CacheWriteTokens,
+		ContextWindow: int64(u.ContextWindow),
+		// Uncached input (fresh + cache writes); render adds the cache reads
+		// to get the whole prompt and the cache hit share.
+		InputTokens:     u.Total.InputTokens + u.Total.CacheWriteTokens,
+		OutputTokens:    u.Total.OutputTokens,
+		CacheReadTokens: u.Total.CacheReadTokens,
+		CostUSD:         u.CostUSD,
+	}
+	if s.Hint == "" && m.busy {
+		s.Hint = "esc to interrupt"
+	}
+	return s
+}

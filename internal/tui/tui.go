@@ -1,0 +1,71 @@
+// Package tui is NovaCode's interactive terminal UI: a Bubble Tea v2
+// program that drives the agent through a Runner and renders its event
+// stream as one timeline (prompts, streamed Markdown answers, thinking, tool
+// cards, errors), with a permission dialog, an input box and a status line.
+//
+// It is a consumer of the event stream only. Calm by construction: finished
+// blocks are rendered once per width and cached, a frame renders only the
+// blocks that fit on screen, streamed deltas are coalesced to at most ~30
+// re-renders a second by a tick that runs only while a run is active, and the
+// cursor does not blink, so an idle TUI wakes up only for input.
+//
+// The program uses the alternate screen: the TUI owns the whole window and
+// scrolls its own timeline (PgUp/PgDn), so the terminal's scrollback is left
+// as it was when nova exits.
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/novacode/nova/event"
+)
+
+// Runner runs one prompt: the CLI appends it to the conversation and runs
+// the agent, yielding its events.
+type Runner interface {
+	Run(ctx context.Context, prompt string) iter.Seq[event.Event]
+}
+
+// Options configures the TUI.
+type Options struct {
+	Runner Runner
+	// Model and Mode are shown in the status line until events say otherwise.
+	Model, Mode string
+	// ModeCycle switches to the next permission mode (Shift-Tab) and returns
+	// its name. Optional.
+	ModeCycle func() string
+	// Commands are the user's slash commands: name -> prompt template, in
+	// which $ARGUMENTS stands for the text after the command (LoadCommands).
+	Commands map[string]string
+	// Compact compacts the conversation (/compact [focus]). Optional.
+	Compact func(ctx context.Context, focus string) (event.Compact, error)
+	// Clear forgets the conversation (/clear). Optional: without it /clear
+	// only clears the screen.
+	Clear func()
+	// NoColor and Dark choose the theme.
+	NoColor, Dark bool
+	// FirstPrompt, if set, is submitted at start.
+	FirstPrompt string
+}
+
+// Run runs the TUI on in/out until the user quits or ctx ends. It returns
+// only after every goroutine it started has exited.
+func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
+	m := New(o)
+	defer m.Close()
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out))
+	_, err := p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// timeNow is swapped by tests that need a fixed clock.
+var timeNow = time.Now
