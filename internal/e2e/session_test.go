@@ -65,7 +65,9 @@ func TestKillNineAndResume(t *testing.T) {
 	for runs = 0; runs < 60 && !done; runs++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		args := []string{"--allowedTools", "Bash", "do the 30 steps"}
-		if runs > 0 {
+		// A kill can land before the first run even created its
+		// transcript; only then is there nothing to continue.
+		if _, err := session.Latest(session.ProjectDir(home, ws)); err == nil {
 			args = append([]string{"--continue"}, args[:2]...)
 			args = append(args, "continue where you stopped")
 		}
