@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -252,6 +253,9 @@ func TestErrors(t *testing.T) {
 		{
 			name: "connection hijacked and closed mid-tool-call",
 			handler: func(w http.ResponseWriter, r *http.Request) {
+				// Closing a socket with unread request bytes sends a reset
+				// instead of an orderly close.
+				_, _ = io.ReadAll(r.Body)
 				conn, buf, err := w.(http.Hijacker).Hijack()
 				if err != nil {
 					panic(err)
