@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/llmtest"
 )
 
 // BenchmarkNextRequest1000Turns measures what building the request of turn
@@ -30,13 +31,13 @@ import (
 // the runs (history and cache), body-MB the size of turn 1,001's body.
 func BenchmarkNextRequest1000Turns(b *testing.B) {
 	const turns, resultSize = 1000, 10 << 10
-	prev := benchHistory(turns, resultSize)
-	msgs := append(slices.Clip(prev), benchTurn(turns, resultSize)...)
+	prev := llmtest.BenchHistory(turns, resultSize)
+	msgs := append(slices.Clip(prev), llmtest.BenchTurn(turns, resultSize)...)
 	prev = msgs[:len(prev)]
 	req := &llm.Request{
 		Model:     "test-model",
 		System:    strings.Repeat("You are NovaCode, a coding agent. ", 60),
-		Tools:     toolPool,
+		Tools:     llmtest.ToolPool,
 		MaxTokens: 8000,
 	}
 	for _, cached := range []bool{true, false} {
@@ -45,7 +46,7 @@ func BenchmarkNextRequest1000Turns(b *testing.B) {
 			name = "Uncached"
 		}
 		b.Run(name, func(b *testing.B) {
-			ct := &captureTransport{discard: true}
+			ct := &llmtest.CaptureTransport{Response: okStream, Discard: true}
 			c := captureClient(ct, "http://127.0.0.1:1/v1")
 			if !cached {
 				c.cache = nil
@@ -72,7 +73,7 @@ func BenchmarkNextRequest1000Turns(b *testing.B) {
 				n++
 			}
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/op")
-			b.ReportMetric(float64(ct.size)/1e6, "body-MB")
+			b.ReportMetric(float64(ct.Size())/1e6, "body-MB")
 			// Twice: the first collection moves what sync.Pools hold
 			// (encoder buffers as large as a body) to their victim caches,
 			// the second frees it.
