@@ -213,6 +213,11 @@ func report(nova string, runs int) error {
 	fmt.Fprintf(&b, "| wall time | %s | %s | %.2f | |\n", ms(novaOne.wall), ms(baseOne.wall), ratio(novaOne.wall, baseOne.wall))
 	fmt.Fprintf(&b, "| peak anonymous memory (sampled RssAnon) | %.1f MiB | %.1f MiB | %.2f | |\n", mib(novaOne.anonRSS), mib(baseOne.anonRSS), float64(novaOne.anonRSS)/float64(max(1, baseOne.anonRSS)))
 	fmt.Fprintf(&b, "| peak RSS (ru_maxrss) | %.1f MiB | %.1f MiB | %.2f | |\n\n", mib(novaOne.maxRSS), mib(baseOne.maxRSS), float64(novaOne.maxRSS)/float64(baseOne.maxRSS))
+	idle, err := idleTUI(ctx, nova)
+	if err != nil {
+		return fmt.Errorf("idle TUI: %w", err)
+	}
+	b.WriteString(idle)
 	fmt.Fprintf(&b, "Baseline: `novabench -baseline-client`, a plain Go program that makes the same streaming HTTP requests to the same server, reads every byte, and (for the echo scenario) spawns `bash -c 'echo hi'` once per tool turn — the work no agent can avoid.\n")
 	_, err = io.WriteString(os.Stdout, b.String())
 	return err

@@ -20,6 +20,7 @@ type interactive struct {
 	firstPrompt     string
 	newConversation func(ctx context.Context, prompt string) (*agent.Conversation, error)
 	commandsDir     string
+	dir             string
 }
 
 // modeCycle is the order Shift+Tab walks; bypassPermissions is only ever
@@ -45,6 +46,13 @@ func runInteractive(ctx context.Context, opts *RootOptions, in interactive) erro
 			in.checker.SetMode(next)
 			return string(next)
 		},
+		SetMode: func(m string) string {
+			if mode, err := permission.ParseMode(m); err == nil {
+				in.checker.SetMode(mode)
+			}
+			return string(in.checker.Mode())
+		},
+		Dir:         in.dir,
 		Commands:    cmds,
 		Compact:     r.compact,
 		NoColor:     os.Getenv("NO_COLOR") != "",

@@ -246,6 +246,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 				return sess.conversation(ctx, data, dir, system, prompt)
 			},
 			commandsDir: filepath.Join(dir, ".novacode", "commands"),
+			dir:         dir,
 		})
 	}
 	conv, err := sess.conversation(ctx, data, dir, system, prompt)

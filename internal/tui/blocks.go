@@ -18,8 +18,9 @@ const (
 )
 
 // block is one entry of the timeline. Its rendering is cached per width and
-// expansion state; a finished block is rendered once per width for the
-// whole session, which keeps frames cheap however long the timeline grows.
+// expansion state, so a frame re-renders nothing that has not changed; the
+// model drops the cache of blocks far above the viewport (Model.evict), so
+// memory does not grow with every rendering the session has ever shown.
 type block struct {
 	kind blockKind
 	text strings.Builder // prompt, answer, thinking, error or info text
@@ -81,4 +82,10 @@ func (b *block) view(r renderer, width int, expanded bool, now time.Time, refres
 		b.lines = strings.Count(b.cache, "\n") + 1
 	}
 	return b.cache
+}
+
+// drop forgets the rendering; the next view renders again. lines is kept:
+// it still estimates the block's height for scrolling arithmetic.
+func (b *block) drop() {
+	b.cache, b.cacheW = "", 0
 }

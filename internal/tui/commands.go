@@ -57,6 +57,7 @@ var builtins = []struct{ name, help string }{
 	{"compact", "summarise the conversation to free context: /compact [focus]"},
 	{"cost", "show token usage and cost"},
 	{"model", "show the model"},
+	{"plan", "switch to plan mode: read and plan, no edits"},
 	{"permissions", "show the permission mode (shift+tab cycles)"},
 	{"exit", "quit"},
 }
@@ -83,7 +84,7 @@ func (m *Model) slash(text string) tea.Cmd {
 		b.WriteString("\nKeys: enter send · shift+enter newline · esc interrupt · ctrl+o expand · pgup/pgdn scroll · !cmd shell · ctrl+c twice quit")
 		m.addText(kindInfo, b.String())
 	case "clear":
-		m.blocks, m.scroll = nil, 0
+		m.blocks, m.scroll, m.cachedFrom = nil, 0, 0
 		if m.o.Clear != nil {
 			m.o.Clear()
 		}
@@ -108,6 +109,13 @@ func (m *Model) slash(text string) tea.Cmd {
 			u.Total.InputTokens, u.Total.CacheReadTokens, u.Total.CacheWriteTokens, u.Total.OutputTokens, u.CostUSD))
 	case "model":
 		m.addText(kindInfo, "Model: "+m.model)
+	case "plan":
+		if m.o.SetMode == nil {
+			m.addText(kindError, "/plan is not available")
+			return nil
+		}
+		m.mode = m.o.SetMode("plan")
+		m.addText(kindInfo, "Permission mode: "+m.mode)
 	case "permissions":
 		m.addText(kindInfo, "Permission mode: "+m.mode)
 	case "exit", "quit":

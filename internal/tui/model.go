@@ -50,8 +50,10 @@ type Model struct {
 
 	width, height int
 	blocks        []*block
-	expanded      bool
-	scroll        int // lines scrolled up from the bottom
+	// cachedFrom: blocks below this index hold no rendered cache (evict).
+	cachedFrom int
+	expanded   bool
+	scroll     int // lines scrolled up from the bottom
 
 	// The active run.
 	busy      bool
@@ -67,6 +69,7 @@ type Model struct {
 	permSel int
 
 	input   textarea.Model
+	comp    completion
 	history []string
 	histPos int // len(history) when not browsing
 
@@ -154,6 +157,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.PasteMsg:
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
+		m.updateCompletion()
 		m.resize()
 		return m, cmd
 	case tea.KeyPressMsg:
@@ -170,6 +174,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if m.hint == "press ctrl+c again to exit" {
 			m.hint = ""
 		}
+	}
+	// The @path list, when shown, owns Tab, Up, Down and Esc.
+	if m.perm == nil && m.completionKey(s) {
+		return nil
 	}
 	switch s {
 	case "ctrl+c":
@@ -212,15 +220,19 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.input.Reset()
+		m.updateCompletion()
 		m.resize()
 		return m.submit(text)
 	case "up", "down":
 		if m.browseHistory(s == "up") {
+			m.updateCompletion()
+			m.resize()
 			return nil
 		}
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
+	m.updateCompletion()
 	m.resize()
 	return cmd
 }
@@ -430,6 +442,7 @@ func (m *Model) handleEvent(ev event.Event) {
 	case *event.PermissionRequest:
 		m.endStream()
 		m.perm, m.permSel = e, 0
+		m.comp.matches = nil // the dialog owns the arrow keys now
 	case event.Usage:
 		m.usage = e
 		if e.Model != "" {
@@ -511,6 +524,9 @@ func (m *Model) timelineHeight() int {
 }
 
 func (m *Model) bottomHeight() int {
+	if n := len(m.comp.matches); n > 0 {
+		return n + m.input.Height()
+	}
 	if m.perm != nil {
 		return strings.Count(m.dialog(), "\n") + 1 + m.input.Height()
 	}
@@ -550,11 +566,14 @@ func (m *Model) Screen() string {
 	need := h + m.scroll
 	var parts []string // bottom-up
 	lines := 0
-	for i := len(m.blocks) - 1; i >= 0 && lines < need; i-- {
-		s := m.blocks[i].view(m.r, m.width, m.expanded, now, false)
+	top := len(m.blocks)
+	for top > 0 && lines < need {
+		top--
+		s := m.blocks[top].view(m.r, m.width, m.expanded, now, false)
 		parts = append(parts, s)
-		lines += m.blocks[i].lines + 1 // one blank line between blocks
+		lines += m.blocks[top].lines + 1 // one blank line between blocks
 	}
+	m.evict(top, h)
 	all := make([]string, 0, lines)
 	for i := len(parts) - 1; i >= 0; i-- {
 		all = append(all, strings.Split(parts[i], "\n")...)
@@ -581,10 +600,36 @@ func (m *Model) Screen() string {
 		b.WriteString(m.dialog())
 		b.WriteByte('\n')
 	}
+	if len(m.comp.matches) > 0 {
+		b.WriteString(m.completionView())
+		b.WriteByte('\n')
+	}
 	b.WriteString(m.input.View())
 	b.WriteByte('\n')
 	b.WriteString(m.r.Status(m.width, m.status()))
 	return b.String()
+}
+
+// evictScreens is how many screens of rendered blocks above the viewport
+// keep their cache, so scrolling back a little does not re-render.
+const evictScreens = 3
+
+// evict drops the rendered cache of blocks more than evictScreens screens
+// above top, the highest block on screen: without it every block ever shown
+// keeps its rendering (a few KB of styled text each) for the whole session.
+// They re-render on demand when scrolled back to. Amortised O(1) a frame:
+// only blocks between cachedFrom and the margin are visited.
+func (m *Model) evict(top, h int) {
+	m.cachedFrom = min(m.cachedFrom, top)
+	keep, lines := top, 0
+	for keep > m.cachedFrom && lines < evictScreens*h {
+		keep--
+		lines += m.blocks[keep].lines + 1
+	}
+	for _, b := range m.blocks[m.cachedFrom:keep] {
+		b.drop()
+	}
+	m.cachedFrom = keep
 }
 
 func (m *Model) status() status {

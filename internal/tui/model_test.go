@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
@@ -352,5 +353,67 @@ func BenchmarkStreamingDelta(b *testing.B) {
 	for b.Loop() {
 		m.Update(eventMsg{ev: event.StreamText{Text: "word "}, gen: m.gen})
 		_ = m.View()
+	}
+}
+
+func TestPlanCommand(t *testing.T) {
+	var asked string
+	m := plainModel(Options{Model: "m1", Mode: "default", SetMode: func(mode string) string { asked = mode; return mode }})
+	defer m.Close()
+	typeText(m, "/plan")
+	press(m, key(tea.KeyEnter))
+	if asked != "plan" || m.mode != "plan" || lastText(m) != "Permission mode: plan" {
+		t.Errorf("asked %q, mode %q, shown %q", asked, m.mode, lastText(m))
+	}
+	lines := strings.Split(m.Screen(), "\n")
+	if got := lines[len(lines)-1]; got != "m1 · plan" {
+		t.Errorf("status line %q", got)
+	}
+	typeText(m, "/help")
+	press(m, key(tea.KeyEnter))
+	if !strings.Contains(lastText(m), "/plan") {
+		t.Errorf("/help lacks /plan: %q", lastText(m))
+	}
+
+	m2 := plainModel(Options{Mode: "default"})
+	defer m2.Close()
+	typeText(m2, "/plan")
+	press(m2, key(tea.KeyEnter))
+	if m2.mode != "default" || lastText(m2) != "/plan is not available" {
+		t.Errorf("nil SetMode: mode %q, shown %q", m2.mode, lastText(m2))
+	}
+}
+
+// TestEvictFarCaches: blocks more than evictScreens screens above the
+// viewport lose their rendering and render again when scrolled back to.
+func TestEvictFarCaches(t *testing.T) {
+	m := plainModel(Options{})
+	defer m.Close()
+	for i := range 200 {
+		m.addText(kindInfo, fmt.Sprintf("block %d", i))
+		m.Screen()
+	}
+	h := m.timelineHeight()
+	cached := 0
+	for _, b := range m.blocks {
+		if b.cache != "" {
+			cached++
+		}
+	}
+	// Each block is one line plus a blank: the screen plus 3 screens above.
+	if want := (h+1)/2 + evictScreens*h/2 + 1; cached > want+1 || cached < want-1 {
+		t.Errorf("%d blocks cached, want about %d", cached, want)
+	}
+	if m.blocks[0].cache != "" {
+		t.Error("first block still cached")
+	}
+	for range 50 {
+		press(m, key(tea.KeyPgUp))
+	}
+	if s := m.Screen(); !strings.HasPrefix(s, "block 0\n\nblock 1\n") {
+		t.Errorf("top of the timeline not re-rendered:\n%s", s)
+	}
+	if m.blocks[0].cache == "" {
+		t.Error("scrolled to the top: the top is not cached")
 	}
 }

@@ -40,6 +40,12 @@ type Options struct {
 	// ModeCycle switches to the next permission mode (Shift-Tab) and returns
 	// its name. Optional.
 	ModeCycle func() string
+	// SetMode switches to the named permission mode and returns the mode now
+	// in force (the CLI may refuse). Optional: without it /plan says it is
+	// unavailable.
+	SetMode func(mode string) string
+	// Dir is the working directory @path completion lists; "" means ".".
+	Dir string
 	// Commands are the user's slash commands: name -> prompt template, in
 	// which $ARGUMENTS stands for the text after the command (LoadCommands).
 	Commands map[string]string

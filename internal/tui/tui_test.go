@@ -26,7 +26,9 @@ func update() bool {
 // teatest leaves one goroutine per test model waiting for SIGINT forever;
 // it is teatest's, not ours.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"))
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"),
+		// chroma's regexp engine keeps a process-wide clock goroutine.
+		goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
 }
 
 func golden(t *testing.T, name, got string) {

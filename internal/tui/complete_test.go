@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/google/go-cmp/cmp"
+)
+
+// pathTree makes a small working directory for @path completion.
+func pathTree(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{
+		"main.go", "go.mod", "README.md",
+		"internal/tui/model.go", "internal/tui/complete.go", "internal/cli/main_test.go",
+		"cmd/nova/main.go",
+		".git/HEAD", "node_modules/x/main.js",
+	} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestMatchPaths(t *testing.T) {
+	paths := listPaths(pathTree(t))
+	want := []string{"README.md", "cmd/", "go.mod", "internal/", "main.go", "cmd/nova/", "internal/cli/", "internal/tui/",
+		"cmd/nova/main.go", "internal/cli/main_test.go", "internal/tui/complete.go", "internal/tui/model.go"}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("listPaths (-want +got):\n%s", diff)
+	}
+	// Prefix matches first, then substring matches; case-insensitive.
+	if diff := cmp.Diff([]string{"main.go", "cmd/nova/main.go", "internal/cli/main_test.go"}, matchPaths(paths, "MAIN")); diff != "" {
+		t.Error(diff)
+	}
+	if got := matchPaths(paths, ""); len(got) != maxCompletions {
+		t.Errorf("empty query: %d matches, want %d", len(got), maxCompletions)
+	}
+}
+
+func TestAtPathCompletion(t *testing.T) {
+	m := plainModel(Options{Model: "m1", Mode: "default", Dir: pathTree(t)})
+	defer m.Close()
+	typeText(m, "look at @int")
+	screen := m.Screen()
+	lines := strings.Split(screen, "\n")
+	// The list sits just above the input line.
+	want := []string{"❯ @internal/", "  @internal/cli/", "  @internal/tui/", "  @internal/cli/main_test.go",
+		"  @internal/tui/complete.go", "  @internal/tui/model.go"}
+	if got := lines[len(lines)-8 : len(lines)-2]; !cmp.Equal(got, want) {
+		t.Fatalf("list not shown above the input:\n%s", screen)
+	}
+	// Tab on a directory completes it and lists its children.
+	press(m, key(tea.KeyTab))
+	if got := m.input.Value(); got != "look at @internal/" {
+		t.Fatalf("after tab: %q", got)
+	}
+	if diff := cmp.Diff([]string{"internal/cli/", "internal/tui/", "internal/cli/main_test.go"}, m.comp.matches[:3]); diff != "" {
+		t.Error(diff)
+	}
+	// Down moves the highlight, Up wraps back; history is not touched.
+	typeText(m, "tui/m")
+	press(m, key(tea.KeyDown), key(tea.KeyDown), key(tea.KeyUp))
+	if m.comp.matches[m.comp.sel] != "internal/tui/model.go" {
+		t.Fatalf("selected %q of %q", m.comp.matches[m.comp.sel], m.comp.matches)
+	}
+	press(m, key(tea.KeyTab))
+	if got := m.input.Value(); got != "look at @internal/tui/model.go" {
+		t.Fatalf("after tab: %q", got)
+	}
+	if len(m.comp.matches) != 0 || strings.Contains(m.Screen(), "❯") {
+		t.Error("list still open after completing a file")
+	}
+	// Esc closes the list without cancelling anything; typing on reopens it.
+	typeText(m, " and @go.m")
+	if len(m.comp.matches) != 1 {
+		t.Fatalf("matches %q", m.comp.matches)
+	}
+	press(m, key(tea.KeyEscape))
+	if len(m.comp.matches) != 0 {
+		t.Error("esc did not close the list")
+	}
+	typeText(m, "o")
+	if len(m.comp.matches) != 1 {
+		t.Error("typing did not reopen the list")
+	}
+	// .git and node_modules are never offered.
+	m.input.Reset()
+	typeText(m, "@HEAD")
+	if len(m.comp.matches) != 0 {
+		t.Errorf(".git listed: %q", m.comp.matches)
+	}
+	m.input.Reset()
+	typeText(m, "@main.js")
+	if len(m.comp.matches) != 0 {
+		t.Errorf("node_modules listed: %q", m.comp.matches)
+	}
+	// The completed @path stays in the submitted prompt as typed.
+	m.input.Reset()
+	typeText(m, "read @go.m")
+	press(m, key(tea.KeyTab), key(tea.KeyEnter))
+	if got := m.blocks[0].text.String(); got != "read @go.mod" {
+		t.Errorf("submitted %q", got)
+	}
+}
