@@ -71,8 +71,12 @@ type Agent struct {
 	// decision that asked (its Suggest lists the rules to remember).
 	AllowAlways func(call ToolCall, d permission.Decision)
 	// NonInteractive turns every "ask" into a denial at once (print mode:
-	// nobody is there to answer).
+	// nobody is there to answer), and every question into a result saying
+	// nobody can answer.
 	NonInteractive bool
+	// QuestionTimeout is how long a question (AskUserQuestion) waits for an
+	// answer; 0 means five minutes.
+	QuestionTimeout time.Duration
 
 	// MaxTurns ends the loop after that many model calls; 0 means no limit.
 	MaxTurns int

@@ -539,3 +539,69 @@ func TestEventsEncodeWithType(t *testing.T) {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
+
+type askIn struct {
+	Question string   `json:"question"`
+	Options  []string `json:"options,omitempty"`
+}
+
+// asker is an Interactive tool, like AskUserQuestion.
+type asker struct{ *tool.Typed[askIn] }
+
+func (asker) AsksUser() bool { return true }
+
+func TestQuestions(t *testing.T) {
+	newAsk := func() tool.Tool {
+		return asker{tool.New("Ask", "asks", true, nil, func(context.Context, *tool.Env, askIn) (tool.Result, error) {
+			return tool.Result{Content: "ran as code"}, nil
+		})}
+	}
+	tests := []struct {
+		name           string
+		nonInteractive bool
+		answer         *event.Answer
+		timeout        time.Duration
+		want           string
+	}{
+		{name: "option and text", answer: &event.Answer{Option: "Postgres", Text: "version 16"}, want: "The user chose: Postgres; said: version 16."},
+		{name: "no answer in time", timeout: 20 * time.Millisecond, want: "did not answer within 20ms"},
+		{name: "print mode", nonInteractive: true, want: "Nobody can answer questions"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fc := &fakeClient{scripts: [][]step{
+				{call(0, "q", "Ask", `{"question":"Which database?","options":["Postgres","SQLite"]}`), end(llm.StopToolUse, 1, 1)},
+				answer("ok"),
+			}}
+			a := newAgent(fc, nil)
+			a.Tools.Register(newAsk())
+			a.Permissions = permission.NewChecker(permission.ModeDefault, nil, nil)
+			a.NonInteractive, a.QuestionTimeout = tc.nonInteractive, tc.timeout
+			conv := agent.NewConversation("s", "", "go")
+			var got []event.ToolResult
+			asked := 0
+			for e := range a.Run(context.Background(), conv) {
+				validateEvent(t, e)
+				switch e := e.(type) {
+				case *event.Question:
+					asked++
+					if e.Question != "Which database?" || len(e.Options) != 2 {
+						t.Errorf("question %+v", e)
+					}
+					if tc.answer != nil {
+						go e.Respond(*tc.answer)
+					}
+				case event.ToolResult:
+					got = append(got, e)
+				}
+			}
+			checkHistory(t, conv)
+			if len(got) != 1 || !strings.Contains(got[0].Content, tc.want) {
+				t.Fatalf("results %+v, want %q", got, tc.want)
+			}
+			if wantAsked := map[bool]int{true: 0, false: 1}[tc.nonInteractive]; asked != wantAsked {
+				t.Fatalf("asked %d times", asked)
+			}
+		})
+	}
+}

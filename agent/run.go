@@ -83,6 +83,7 @@ type callState struct {
 	decided  *tool.Result // set when no tool runs (denied, unknown, invalid)
 	denied   bool
 	decision permission.Decision
+	question bool // an Interactive tool: a person answers it
 }
 
 // record hands the messages appended since the last call to the Recorder.
@@ -356,6 +357,16 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 		cs.decided = &res
 		return cs
 	}
+	if it, ok := t.(tool.Interactive); ok && it.AsksUser() {
+		// A question needs no permission: it does nothing but ask.
+		if a.NonInteractive {
+			res := tool.Errorf("Nobody can answer questions in this non-interactive run. Continue with your best judgement and say what you assumed.")
+			cs.decided = &res
+		} else {
+			cs.deferred, cs.question = true, true
+		}
+		return cs
+	}
 	dec := permission.Decision{Behavior: permission.Allow}
 	if a.Permissions != nil {
 		dec = a.Permissions.Check(permission.Call{Tool: call.Name, Input: call.Input, ReadOnly: t.ConcurrencySafe()})
@@ -396,6 +407,10 @@ func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callStat
 		if ctx.Err() != nil {
 			res := cancelledResult
 			cs.decided = &res
+			continue
+		}
+		if cs.question {
+			r.askQuestion(ctx, cs)
 			continue
 		}
 		r.askAndRun(ctx, exec, cs)
@@ -481,6 +496,53 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 	t, _ := r.a.Tools.Get(cs.call.Name)
 	cs.task = exec.submit(cs.call, t, cs.decision.Paths)
 	<-cs.task.done // deferred calls run one by one
+}
+
+// askQuestion puts an AskUserQuestion call to the person and turns the
+// answer (or its absence) into the call's result.
+func (r *run) askQuestion(ctx context.Context, cs *callState) {
+	var in struct {
+		Question string   `json:"question"`
+		Options  []string `json:"options"`
+	}
+	if err := json.Unmarshal(cs.call.Input, &in); err != nil || strings.TrimSpace(in.Question) == "" {
+		res := tool.Errorf("Invalid input for AskUserQuestion: it needs a \"question\" (and optional \"options\"). Fix the arguments and call it again.")
+		cs.decided = &res
+		return
+	}
+	reply := event.NewAnswerReply()
+	q := event.NewQuestion(event.Question{Turn: r.turn, ID: cs.call.ID, Question: in.Question, Options: in.Options}, reply)
+	if !r.emit(q) {
+		res := cancelledResult
+		cs.decided = &res
+		return
+	}
+	wait := r.a.QuestionTimeout
+	if wait <= 0 {
+		wait = 5 * time.Minute
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	var res tool.Result
+	select {
+	case ans := <-reply.C():
+		var parts []string
+		if ans.Option != "" {
+			parts = append(parts, "chose: "+ans.Option)
+		}
+		if t := strings.TrimSpace(ans.Text); t != "" {
+			parts = append(parts, "said: "+t)
+		}
+		if len(parts) == 0 {
+			parts = append(parts, "gave no answer")
+		}
+		res = tool.Result{Content: "The user " + strings.Join(parts, "; ") + "."}
+	case <-timer.C:
+		res = tool.Result{Content: fmt.Sprintf("The user did not answer within %v. Continue with your best judgement and say what you assumed.", wait)}
+	case <-ctx.Done():
+		res = cancelledResult
+	}
+	cs.decided = &res
 }
 
 // resultRec is one call's result on its way into history.

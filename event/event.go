@@ -30,6 +30,7 @@ const (
 	TypeCompact           = "compact"
 	TypeTurnComplete      = "turn_complete"
 	TypeLoopComplete      = "loop_complete"
+	TypeQuestion          = "question"
 )
 
 // StreamText is a delta of the model's answer text.
@@ -129,6 +130,51 @@ func (p *PermissionRequest) Respond(d Decision) {
 	p.reply.once.Do(func() { p.reply.ch <- d })
 }
 
+// Question is the model asking the person a question (the AskUserQuestion
+// tool). The loop waits until Respond is called, its context ends, or the
+// question times out.
+type Question struct {
+	Turn     int      `json:"turn"`
+	ID       string   `json:"id"`
+	Question string   `json:"question"`
+	Options  []string `json:"options"`
+
+	reply *AnswerReply
+}
+
+// Answer answers a Question: one of its options, or free text, or both.
+type Answer struct {
+	Option string `json:"option,omitempty"`
+	Text   string `json:"text,omitempty"`
+}
+
+// AnswerReply is the one-shot channel behind a Question; the first
+// Respond wins.
+type AnswerReply struct {
+	once sync.Once
+	ch   chan Answer
+}
+
+// NewAnswerReply makes a reply slot.
+func NewAnswerReply() *AnswerReply { return &AnswerReply{ch: make(chan Answer, 1)} }
+
+// C delivers the answer.
+func (r *AnswerReply) C() <-chan Answer { return r.ch }
+
+// NewQuestion builds a question answered through reply.
+func NewQuestion(q Question, reply *AnswerReply) *Question {
+	q.reply = reply
+	return &q
+}
+
+// Respond answers the question. Only the first call counts; it never blocks.
+func (q *Question) Respond(a Answer) {
+	if q.reply == nil {
+		return
+	}
+	q.reply.once.Do(func() { q.reply.ch <- a })
+}
+
 // Usage reports one model call's tokens, the running totals and the cost.
 type Usage struct {
 	Turn  int         `json:"turn"`
@@ -193,6 +239,7 @@ func (Usage) Type() string              { return TypeUsage }
 func (Compact) Type() string            { return TypeCompact }
 func (TurnComplete) Type() string       { return TypeTurnComplete }
 func (LoopComplete) Type() string       { return TypeLoopComplete }
+func (*Question) Type() string          { return TypeQuestion }
 
 // Marshal encodes e as one JSON object whose first field is "type".
 func Marshal(e Event) ([]byte, error) {

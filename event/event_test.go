@@ -21,6 +21,7 @@ var samples = []event.Event{
 	event.TurnComplete{Turn: 1, StopReason: "tool_use"},
 	event.LoopComplete{Reason: event.ReasonDone, Turns: 2, FinalText: "ok", DurationMS: 10},
 	event.LoopComplete{Reason: event.ReasonError, Error: "boom"},
+	event.NewQuestion(event.Question{Turn: 1, ID: "q1", Question: "Which database?", Options: []string{"Postgres", "SQLite"}}, event.NewAnswerReply()),
 }
 
 func TestEveryEventMatchesSchema(t *testing.T) {
@@ -40,8 +41,8 @@ func TestEveryEventMatchesSchema(t *testing.T) {
 		}
 		seen[e.Type()] = true
 	}
-	if len(seen) != 9 {
-		t.Errorf("samples cover %d event types, want all 9", len(seen))
+	if len(seen) != 10 {
+		t.Errorf("samples cover %d event types, want all 10", len(seen))
 	}
 }
 

@@ -30,6 +30,13 @@ type Tool interface {
 	Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error)
 }
 
+// Interactive is implemented by tools that a person answers rather than
+// code (AskUserQuestion): the loop asks through an event instead of
+// running them.
+type Interactive interface {
+	AsksUser() bool
+}
+
 // Result is what a tool call returns to the model.
 type Result struct {
 	Content string

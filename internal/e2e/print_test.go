@@ -360,3 +360,18 @@ func liveMembers(pgid int) []int {
 	}
 	return out
 }
+
+// AskUserQuestion in print mode: nobody can answer, and the model is told
+// so instead of the run waiting.
+func TestQuestionInPrintMode(t *testing.T) {
+	srv := llmtest.NewServer(
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.ToolUse("q", "AskUserQuestion", `{"question":"Which database?","options":["Postgres","SQLite"]}`)}},
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Assuming Postgres.")}},
+	)
+	defer srv.Close()
+	r := runNova(t, srv, "", "set up a database")
+	res := r.byType("tool_result")
+	if r.Code != 0 || len(res) != 1 || !strings.Contains(res[0]["content"].(string), "Nobody can answer questions") {
+		t.Fatalf("exit %d results %v", r.Code, res)
+	}
+}

@@ -44,7 +44,7 @@ func (m *Model) atWord() (string, bool) {
 func (m *Model) updateCompletion() {
 	c := &m.comp
 	w, ok := m.atWord()
-	if !ok || m.perm != nil {
+	if !ok || m.perm != nil || m.ques != nil {
 		c.listed, c.matches, c.word, c.dismissed = false, nil, "", ""
 		return
 	}

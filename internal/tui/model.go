@@ -66,6 +66,8 @@ type Model struct {
 	queued    []string
 
 	perm    *event.PermissionRequest
+	ques    *event.Question // open question (AskUserQuestion)
+	quesSel int             // the option picked in it
 	permSel int
 
 	input   textarea.Model
@@ -176,7 +178,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	// The @path list, when shown, owns Tab, Up, Down and Esc.
-	if m.perm == nil && m.completionKey(s) {
+	if m.perm == nil && m.ques == nil && m.completionKey(s) {
 		return nil
 	}
 	switch s {
@@ -213,6 +215,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if m.ques != nil && m.questionKey(s) {
+		return nil
+	}
 	switch s {
 	case "enter":
 		text := m.input.Value()
@@ -235,6 +240,58 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	m.updateCompletion()
 	m.resize()
 	return cmd
+}
+
+// questionKey handles a key while a question is open: arrows or digits pick
+// an option; Enter answers with the typed text if there is any, else with
+// the picked option.
+func (m *Model) questionKey(s string) bool {
+	n := len(m.ques.Options)
+	empty := m.input.Value() == ""
+	switch {
+	case s == "up" && n > 0:
+		m.quesSel = (m.quesSel + n - 1) % n
+	case (s == "down" || s == "tab") && n > 0:
+		m.quesSel = (m.quesSel + 1) % n
+	case empty && len(s) == 1 && s[0] >= '1' && int(s[0]-'1') < n:
+		m.quesSel = int(s[0] - '1')
+	case s == "enter":
+		a := event.Answer{Text: strings.TrimSpace(m.input.Value())}
+		if a.Text == "" && n > 0 {
+			a.Option = m.ques.Options[m.quesSel]
+		}
+		m.input.Reset()
+		m.addText(kindInfo, "Answered: "+firstNonEmpty(a.Text, a.Option))
+		m.ques.Respond(a)
+		m.ques, m.quesSel = nil, 0
+	default:
+		return false
+	}
+	return true
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// questionView renders the open question.
+func (m *Model) questionView() string {
+	var b strings.Builder
+	b.WriteString("? " + m.ques.Question)
+	for i, o := range m.ques.Options {
+		mark := "  "
+		if i == m.quesSel {
+			mark = "❯ "
+		}
+		fmt.Fprintf(&b, "\n%s%d. %s", mark, i+1, o)
+	}
+	b.WriteString("\n  (or type your own answer, then Enter)")
+	return wrap(b.String(), m.width)
 }
 
 // permKey handles a key while the permission dialog is open; done reports
@@ -390,14 +447,14 @@ func (m *Model) cancel() {
 		m.cancelRun()
 	}
 	m.queued = nil
-	m.perm = nil
+	m.perm, m.ques = nil, nil
 }
 
 func (m *Model) finishRun() tea.Cmd {
 	if m.cancelRun != nil {
 		m.cancelRun()
 	}
-	m.busy, m.cancelRun, m.events, m.perm = false, nil, nil, nil
+	m.busy, m.cancelRun, m.events, m.perm, m.ques = false, nil, nil, nil, nil
 	m.endStream()
 	for _, b := range m.tools {
 		if b.running { // the run ended without a result for it
@@ -443,6 +500,10 @@ func (m *Model) handleEvent(ev event.Event) {
 		m.endStream()
 		m.perm, m.permSel = e, 0
 		m.comp.matches = nil // the dialog owns the arrow keys now
+	case *event.Question:
+		m.endStream()
+		m.ques, m.quesSel = e, 0
+		m.comp.matches = nil
 	case event.Usage:
 		m.usage = e
 		if e.Model != "" {
@@ -530,6 +591,9 @@ func (m *Model) bottomHeight() int {
 	if m.perm != nil {
 		return strings.Count(m.dialog(), "\n") + 1 + m.input.Height()
 	}
+	if m.ques != nil {
+		return strings.Count(m.questionView(), "\n") + 1 + m.input.Height()
+	}
 	return m.input.Height()
 }
 
@@ -598,6 +662,10 @@ func (m *Model) Screen() string {
 	}
 	if m.perm != nil {
 		b.WriteString(m.dialog())
+		b.WriteByte('\n')
+	}
+	if m.ques != nil {
+		b.WriteString(m.questionView())
 		b.WriteByte('\n')
 	}
 	if len(m.comp.matches) > 0 {

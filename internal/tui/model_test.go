@@ -417,3 +417,43 @@ func TestEvictFarCaches(t *testing.T) {
 		t.Error("scrolled to the top: the top is not cached")
 	}
 }
+
+func TestQuestionKeys(t *testing.T) {
+	cases := []struct {
+		name string
+		keys func(m *Model)
+		want event.Answer
+	}{
+		{"enter takes the first option", func(m *Model) { press(m, key(tea.KeyEnter)) }, event.Answer{Option: "Postgres"}},
+		{"down then enter", func(m *Model) { press(m, key(tea.KeyDown), key(tea.KeyEnter)) }, event.Answer{Option: "SQLite"}},
+		{"digit picks", func(m *Model) { press(m, key('2'), key(tea.KeyEnter)) }, event.Answer{Option: "SQLite"}},
+		{"typed answer wins", func(m *Model) {
+			typeText(m, "MySQL 8")
+			press(m, key(tea.KeyEnter))
+		}, event.Answer{Text: "MySQL 8"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := plainModel(Options{})
+			defer m.Close()
+			reply := event.NewAnswerReply()
+			m.handleEvent(event.NewQuestion(event.Question{ID: "q", Question: "Which database?", Options: []string{"Postgres", "SQLite"}}, reply))
+			scr := m.Screen()
+			if !strings.Contains(scr, "? Which database?") || !strings.Contains(scr, "❯ 1. Postgres") {
+				t.Fatalf("question not shown:\n%s", scr)
+			}
+			c.keys(m)
+			select {
+			case a := <-reply.C():
+				if diff := cmp.Diff(c.want, a); diff != "" {
+					t.Error(diff)
+				}
+			default:
+				t.Fatal("no answer")
+			}
+			if m.ques != nil || m.input.Value() != "" {
+				t.Error("question or text left behind")
+			}
+		})
+	}
+}

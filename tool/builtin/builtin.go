@@ -32,6 +32,7 @@ func All() []tool.Tool {
 		NewRead(),
 		NewEdit(),
 		NewWrite(),
+		NewAskUserQuestion(),
 	}
 }
 

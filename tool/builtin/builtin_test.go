@@ -133,11 +133,11 @@ func TestAllOrderAndSafety(t *testing.T) {
 		names = append(names, tl.Name())
 		safe[tl.Name()] = tl.ConcurrencySafe()
 	}
-	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write"}
+	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "AskUserQuestion"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tool order (-want +got):\n%s", diff)
 	}
-	wantSafe := map[string]bool{"Bash": false, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": false, "Write": false}
+	wantSafe := map[string]bool{"Bash": false, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": false, "Write": false, "AskUserQuestion": true}
 	if diff := cmp.Diff(wantSafe, safe); diff != "" {
 		t.Errorf("concurrency safety (-want +got):\n%s", diff)
 	}
