@@ -15,7 +15,9 @@ type AskUserQuestionInput struct {
 // askUser is AskUserQuestion. The loop answers it through a question event
 // (it implements tool.Interactive); Run only happens for embedders whose
 // loop cannot ask, and says so to the model.
-type askUser struct{ *tool.Typed[AskUserQuestionInput] }
+type askUser struct {
+	*tool.Typed[AskUserQuestionInput]
+}
 
 func (askUser) AsksUser() bool { return true }
 
