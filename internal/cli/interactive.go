@@ -2,14 +2,18 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/novacode/nova/agent"
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/internal/tui"
 	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/session"
 )
 
 // interactive is what the TUI needs from the run set up by runRoot.
@@ -21,6 +25,9 @@ type interactive struct {
 	newConversation func(ctx context.Context, prompt string) (*agent.Conversation, error)
 	commandsDir     string
 	dir             string
+	sess            *openedSession
+	sessionsDir     string
+	system          string
 }
 
 // modeCycle is the order Shift+Tab walks; bypassPermissions is only ever
@@ -55,6 +62,7 @@ func runInteractive(ctx context.Context, opts *RootOptions, in interactive) erro
 		Dir:         in.dir,
 		Commands:    cmds,
 		Compact:     r.compact,
+		Session:     r.session,
 		NoColor:     os.Getenv("NO_COLOR") != "",
 		Dark:        os.Getenv("NOVA_THEME") != "light",
 		FirstPrompt: in.firstPrompt,
@@ -106,3 +114,80 @@ var errNothingToCompact = errorString("nothing to compact yet")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// session runs /resume and /rewind.
+func (r *tuiRunner) session(ctx context.Context, name, args string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.in.sess
+	switch {
+	case name == "resume" && args == "":
+		list, err := session.List(r.in.sessionsDir)
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		b.WriteString("Sessions (newest first; /resume ID to switch):")
+		for i, info := range list {
+			if i == 10 {
+				break
+			}
+			fmt.Fprintf(&b, "\n  %s  %s  %d turns  %s", info.ID, info.Updated.Local().Format("2006-01-02 15:04"), info.Turns, oneLine(info.FirstPrompt, 40))
+		}
+		return b.String(), nil
+	case name == "resume":
+		t, st, err := session.Open(r.in.sessionsDir, args)
+		if err != nil {
+			return "", err
+		}
+		_ = s.rec.t.Close()
+		s.id, s.state, s.resumed = args, st, true
+		s.rec.t = t
+		s.snaps = session.NewSnapshots(r.in.sessionsDir, args)
+		s.snaps.Seen(st.Snapshots)
+		r.conv = stateConversation(args, r.in.system, st)
+		return fmt.Sprintf("Resumed session %s (%d turns). Its earlier messages are in the model's context.", args, st.Turns), nil
+	case name == "rewind":
+		st, err := session.Load(s.rec.t.Path())
+		if err != nil {
+			return "", err
+		}
+		if args == "" {
+			var b strings.Builder
+			b.WriteString("Turns (/rewind N goes back to before turn N):")
+			for _, ti := range session.Turns(st) {
+				fmt.Fprintf(&b, "\n  %d  %s", ti.Turn, oneLine(ti.Prompt, 50))
+				for _, f := range ti.Files {
+					fmt.Fprintf(&b, "\n       changed %s", f)
+				}
+			}
+			return b.String(), nil
+		}
+		n, err := strconv.Atoi(args)
+		if err != nil || n < 1 || n > st.Turns+1 {
+			return "", fmt.Errorf("give a turn between 1 and %d", st.Turns)
+		}
+		plan := session.RewindPlan(st.Snapshots, n)
+		if err := s.snaps.Apply(plan); err != nil {
+			return "", fmt.Errorf("restore files: %w", err)
+		}
+		if err := s.rec.append(session.Record{Type: "rewind", Turn: n}); err != nil {
+			return "", err
+		}
+		if st, err = session.Load(s.rec.t.Path()); err != nil {
+			return "", err
+		}
+		r.conv = stateConversation(s.id, r.in.system, st)
+		return fmt.Sprintf("Rewound to before turn %d: %d files restored; the conversation continues from there.", n, len(plan)), nil
+	}
+	return "", fmt.Errorf("unknown session command %q", name)
+}
+
+// stateConversation is the conversation a loaded session continues.
+func stateConversation(id, system string, st *session.State) *agent.Conversation {
+	if len(st.Messages) == 0 {
+		return nil // starts afresh (with the preamble) on the next prompt
+	}
+	return &agent.Conversation{ID: id, System: system, Messages: st.Messages,
+		Persisted: len(st.Messages), Turns: st.Turns, Usage: st.Usage, CostUSD: st.CostUSD}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/permission"
 	"github.com/novacode/nova/permission/sandbox"
+	"github.com/novacode/nova/session"
 	"github.com/novacode/nova/tool"
 	"github.com/novacode/nova/tool/builtin"
 )
@@ -247,6 +248,9 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			},
 			commandsDir: filepath.Join(dir, ".novacode", "commands"),
 			dir:         dir,
+			sess:        sess,
+			sessionsDir: session.ProjectDir(data, dir),
+			system:      system,
 		})
 	}
 	conv, err := sess.conversation(ctx, data, dir, system, prompt)

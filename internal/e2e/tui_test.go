@@ -108,3 +108,39 @@ func TestTUIInTmux(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// /rewind and /resume in the TUI: a Write made in the session is undone,
+// and an earlier print-mode session can be resumed.
+func TestTUISessionCommands(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	ws, home := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.ToolUse("r", "Read", `{"file_path":"notes.txt"}`)}},
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.ToolUse("w", "Write", `{"file_path":"notes.txt","content":"changed\n"}`)}},
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Rewrote notes.txt.")}},
+	)
+	defer srv.Close()
+	s := &tmuxSession{t: t, name: fmt.Sprintf("nova-e2e-s-%d", os.Getpid())}
+	script := fmt.Sprintf("cd %q && env ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=%s NOVA_HOME=%q OPENAI_API_KEY= ANTHROPIC_MODEL= %q --permission-mode acceptEdits 'rewrite notes'; sleep 30",
+		ws, srv.URL, home, novaBin)
+	s.run("new-session", "-d", "-s", s.name, "-x", "100", "-y", "30", script)
+	defer exec.Command("tmux", "-L", s.name, "kill-server").Run()
+	s.waitFor("Rewrote notes.txt.")
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "changed\n" {
+		t.Fatalf("notes.txt = %q before rewind", b)
+	}
+	s.run("send-keys", "-t", s.name, "/rewind", "Enter")
+	s.waitFor("changed " + filepath.Join(ws, "notes.txt"))
+	s.run("send-keys", "-t", s.name, "/rewind 2", "Enter")
+	s.waitFor("Rewound to before turn 2")
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "original\n" {
+		t.Fatalf("notes.txt = %q after /rewind 2", b)
+	}
+	s.run("send-keys", "-t", s.name, "/resume", "Enter")
+	s.waitFor("rewrite notes")
+}

@@ -59,6 +59,8 @@ var builtins = []struct{ name, help string }{
 	{"model", "show the model"},
 	{"plan", "switch to plan mode: read and plan, no edits"},
 	{"permissions", "show the permission mode (shift+tab cycles)"},
+	{"resume", "list sessions, or /resume ID to switch to one"},
+	{"rewind", "list turns, or /rewind N to restore files and conversation to before turn N"},
 	{"exit", "quit"},
 }
 
@@ -118,6 +120,21 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.addText(kindInfo, "Permission mode: "+m.mode)
 	case "permissions":
 		m.addText(kindInfo, "Permission mode: "+m.mode)
+	case "resume", "rewind":
+		if m.o.Session == nil {
+			m.addText(kindError, "/"+name+" is not available")
+			return nil
+		}
+		if m.busy {
+			m.addText(kindError, "/"+name+": wait for the run to finish")
+			return nil
+		}
+		out, err := m.o.Session(m.ctx, name, args)
+		if err != nil {
+			m.addText(kindError, "/"+name+": "+err.Error())
+			return nil
+		}
+		m.addText(kindInfo, out)
 	case "exit", "quit":
 		return m.quit()
 	default:

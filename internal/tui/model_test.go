@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -455,5 +456,29 @@ func TestQuestionKeys(t *testing.T) {
 				t.Error("question or text left behind")
 			}
 		})
+	}
+}
+
+func TestSessionCommands(t *testing.T) {
+	var got []string
+	m := plainModel(Options{Session: func(ctx context.Context, name, args string) (string, error) {
+		got = append(got, name+" "+args)
+		if args == "bad" {
+			return "", errors.New("no such session")
+		}
+		return "done " + name, nil
+	}})
+	defer m.Close()
+	m.submit("/resume abc")
+	m.submit("/rewind 3")
+	m.submit("/resume bad")
+	if diff := cmp.Diff([]string{"resume abc", "rewind 3", "resume bad"}, got); diff != "" {
+		t.Fatal(diff)
+	}
+	scr := m.Screen()
+	for _, want := range []string{"done resume", "done rewind", "/resume: no such session"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q:\n%s", want, scr)
+		}
 	}
 }

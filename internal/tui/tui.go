@@ -54,6 +54,9 @@ type Options struct {
 	// Clear forgets the conversation (/clear). Optional: without it /clear
 	// only clears the screen.
 	Clear func()
+	// Session runs the session commands /resume and /rewind (name without
+	// the slash, and its arguments) and returns what to show. Optional.
+	Session func(ctx context.Context, name, args string) (string, error)
 	// NoColor and Dark choose the theme.
 	NoColor, Dark bool
 	// FirstPrompt, if set, is submitted at start.
