@@ -68,7 +68,7 @@ type Options struct {
 func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	m := New(o)
 	defer m.Close()
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithFPS(frameRate))
 	_, err := p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
@@ -78,3 +78,9 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 
 // timeNow is swapped by tests that need a fixed clock.
 var timeNow = time.Now
+
+// frameRate caps how often Bubble Tea's renderer flushes a frame. The
+// renderer wakes at this rate even when nothing changed (and parses the
+// frame before noticing), so it is also the idle cost: 30 matches the
+// timeline's own tick, the most a streaming answer needs.
+const frameRate = 30
