@@ -33,7 +33,17 @@ func main() {
 	baselineURL := flag.String("baseline-client", "", "internal: act as the baseline client against this server URL")
 	turns := flag.Int("turns", 1, "internal: baseline turns")
 	spawn := flag.Bool("spawn", false, "internal: baseline spawns bash -c 'echo hi' per tool turn")
+	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux)")
 	flag.Parse()
+	if *only == "keys" {
+		out, err := keystrokeLatency(context.Background(), *nova, 20)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "novabench:", err)
+			os.Exit(1)
+		}
+		fmt.Print(out)
+		return
+	}
 	if *baselineURL != "" {
 		if err := baselineClient(*baselineURL, *turns, *spawn); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -218,6 +228,11 @@ func report(nova string, runs int) error {
 		return fmt.Errorf("idle TUI: %w", err)
 	}
 	b.WriteString(idle)
+	keys, err := keystrokeLatency(ctx, nova, 20)
+	if err != nil {
+		return fmt.Errorf("keystroke latency: %w", err)
+	}
+	b.WriteString(keys)
 	fmt.Fprintf(&b, "Baseline: `novabench -baseline-client`, a plain Go program that makes the same streaming HTTP requests to the same server, reads every byte, and (for the echo scenario) spawns `bash -c 'echo hi'` once per tool turn — the work no agent can avoid.\n")
 	_, err = io.WriteString(os.Stdout, b.String())
 	return err
