@@ -7,4 +7,5 @@ out=bench/out
 mkdir -p "$out"
 go build -trimpath -o "$out/nova" ./cmd/nova
 go build -o "$out/novabench" ./bench/novabench
-"$out/novabench" -nova "$out/nova" -runs "${1:-5}"
+go build -o "$out/idlebase" ./bench/idlebase
+"$out/novabench" -nova "$out/nova" -idlebase "$out/idlebase" -runs "${1:-5}"

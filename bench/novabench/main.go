@@ -27,14 +27,26 @@ import (
 	"github.com/novacode/nova/llm/llmtest"
 )
 
+var idleBase *string
+
 func main() {
 	nova := flag.String("nova", "./nova", "path of the nova binary to measure")
 	runs := flag.Int("runs", 5, "repetitions of each scenario (the median is reported)")
 	baselineURL := flag.String("baseline-client", "", "internal: act as the baseline client against this server URL")
 	turns := flag.Int("turns", 1, "internal: baseline turns")
 	spawn := flag.Bool("spawn", false, "internal: baseline spawns bash -c 'echo hi' per tool turn")
-	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux)")
+	idleBase = flag.String("idlebase", "", "path of bench/idlebase, the idle-TUI baseline")
+	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux) or idle (idle TUI)")
 	flag.Parse()
+	if *only == "idle" {
+		out, err := idleTUI(context.Background(), *nova, *idleBase)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "novabench:", err)
+			os.Exit(1)
+		}
+		fmt.Print(out)
+		return
+	}
 	if *only == "keys" {
 		out, err := keystrokeLatency(context.Background(), *nova, 20)
 		if err != nil {
@@ -223,7 +235,7 @@ func report(nova string, runs int) error {
 	fmt.Fprintf(&b, "| wall time | %s | %s | %.2f | |\n", ms(novaOne.wall), ms(baseOne.wall), ratio(novaOne.wall, baseOne.wall))
 	fmt.Fprintf(&b, "| peak anonymous memory (sampled RssAnon) | %.1f MiB | %.1f MiB | %.2f | |\n", mib(novaOne.anonRSS), mib(baseOne.anonRSS), float64(novaOne.anonRSS)/float64(max(1, baseOne.anonRSS)))
 	fmt.Fprintf(&b, "| peak RSS (ru_maxrss) | %.1f MiB | %.1f MiB | %.2f | |\n\n", mib(novaOne.maxRSS), mib(baseOne.maxRSS), float64(novaOne.maxRSS)/float64(baseOne.maxRSS))
-	idle, err := idleTUI(ctx, nova)
+	idle, err := idleTUI(ctx, nova, *idleBase)
 	if err != nil {
 		return fmt.Errorf("idle TUI: %w", err)
 	}

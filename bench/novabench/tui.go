@@ -26,7 +26,7 @@ const (
 // for its status line, and measures the CPU it uses over idleFor with no
 // input: a calm TUI sleeps until a key arrives, so the target is ~0. It
 // returns the report section; without tmux the section says it was skipped.
-func idleTUI(ctx context.Context, nova string) (string, error) {
+func idleTUI(ctx context.Context, nova, baseline string) (string, error) {
 	const head = "### Idle TUI (interactive nova in an 80x24 tmux pane, no input)\n\n"
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return head + "Skipped: tmux is not installed.\n\n", nil
@@ -96,12 +96,66 @@ func idleTUI(ctx context.Context, nova string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	novaIdle := after - before
+	var baseIdle time.Duration
+	if baseline != "" {
+		if baseIdle, err = idleBaseline(ctx, baseline); err != nil {
+			return "", fmt.Errorf("baseline: %w", err)
+		}
+	}
 	var b strings.Builder
 	b.WriteString(head)
-	b.WriteString("| measure | value | target |\n|---|---|---|\n")
-	fmt.Fprintf(&b, "| CPU (utime+stime) used over %.0f s idle | %.2f s | ~0 |\n\n", idleFor.Seconds(), (after - before).Seconds())
+	b.WriteString("| measure | nova | baseline (bare Bubble Tea v2 program, same size and frame rate) | nova / baseline | target |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| CPU (utime+stime) used over %.0f s idle | %.2f s | %.2f s | %.2f | ~0 |\n\n", idleFor.Seconds(), novaIdle.Seconds(), baseIdle.Seconds(), ratio(novaIdle, baseIdle))
 	fmt.Fprintf(&b, "Read from /proc/PID/stat, in %s ticks.\n\n", clockTick)
 	return b.String(), nil
+}
+
+// idleBaseline measures bench/idlebase the same way: the framework's own
+// idle cost, which nova's TUI cannot go below.
+func idleBaseline(ctx context.Context, bin string) (time.Duration, error) {
+	abs, err := filepath.Abs(bin)
+	if err != nil {
+		return 0, err
+	}
+	const socket = "novabench-idlebase"
+	tmux := func(args ...string) ([]byte, error) {
+		return exec.CommandContext(ctx, "tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
+	}
+	if out, err := tmux("new-session", "-d", "-x", "80", "-y", "24", shQuote(abs)); err != nil {
+		return 0, fmt.Errorf("tmux: %v: %s", err, out)
+	}
+	defer exec.Command("tmux", "-L", socket, "kill-server").Run()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _ := tmux("capture-pane", "-p")
+		if strings.Contains(string(out), "idle baseline") {
+			break
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("baseline never drew: %s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	out, err := tmux("list-panes", "-F", "#{pane_pid}")
+	if err != nil {
+		return 0, err
+	}
+	panePID, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		return 0, err
+	}
+	pid, err := findProc(panePID, abs)
+	if err != nil {
+		return 0, err
+	}
+	before, err := cpuTime(pid)
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(idleFor)
+	after, err := cpuTime(pid)
+	return after - before, err
 }
 
 // findProc returns the pid, among root and its descendants, whose
