@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/llmtest"
 )
 
 // TestMain fails the package if any test leaves a goroutine behind: an
@@ -39,37 +40,12 @@ func newTestClient(t testing.TB, srv *httptest.Server, opts Options) *Client {
 }
 
 // sseHandler serves body as an event stream.
-func sseHandler(body []byte) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(body)
-	}
-}
+func sseHandler(body []byte) http.HandlerFunc { return llmtest.SSEHandler(body) }
 
-// collect drains seq and checks the iterator contract on the way: at most
-// one error, and nothing after it.
+// collect drains seq and checks the iterator contract (llmtest.Collect).
 func collect(t testing.TB, seq iter.Seq2[llm.StreamEvent, error]) ([]llm.StreamEvent, error) {
 	t.Helper()
-	var events []llm.StreamEvent
-	var err error
-	for ev, e := range seq {
-		if err != nil {
-			t.Fatalf("element after the error %v: %v, %v", err, ev, e)
-		}
-		if e != nil {
-			if ev != nil {
-				t.Errorf("error %v yielded together with event %#v", e, ev)
-			}
-			err = e
-			continue
-		}
-		if ev == nil {
-			t.Fatalf("nil event without error")
-		}
-		events = append(events, ev)
-	}
-	return events, err
+	return llmtest.Collect(t, seq)
 }
 
 // render prints events one per line for golden files. Consecutive deltas of
