@@ -73,3 +73,5 @@ require (
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 	mvdan.cc/sh/v3 v3.14.1
 )
+
+replace charm.land/bubbletea/v2 => ./third_party/bubbletea

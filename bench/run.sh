@@ -7,5 +7,10 @@ out=bench/out
 mkdir -p "$out"
 go build -trimpath -o "$out/nova" ./cmd/nova
 go build -o "$out/novabench" ./bench/novabench
-go build -o "$out/idlebase" ./bench/idlebase
-"$out/novabench" -nova "$out/nova" -idlebase "$out/idlebase" -runs "${1:-5}"
+# The idle baseline runs upstream Bubble Tea: a module file without our
+# replace directive (third_party/bubbletea/NOVACODE.md).
+cp go.mod "$out/upstream.mod"; cp go.sum "$out/upstream.sum"
+go mod edit -modfile="$out/upstream.mod" -dropreplace=charm.land/bubbletea/v2
+GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" -o "$out/idlebase" ./bench/idlebase
+GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" -trimpath -o "$out/nova-upstream" ./cmd/nova
+"$out/novabench" -nova "$out/nova" -nova-upstream "$out/nova-upstream" -idlebase "$out/idlebase" -runs "${1:-5}"

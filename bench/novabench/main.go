@@ -27,7 +27,7 @@ import (
 	"github.com/novacode/nova/llm/llmtest"
 )
 
-var idleBase *string
+var idleBase, novaUpstream *string
 
 func main() {
 	nova := flag.String("nova", "./nova", "path of the nova binary to measure")
@@ -36,10 +36,20 @@ func main() {
 	turns := flag.Int("turns", 1, "internal: baseline turns")
 	spawn := flag.Bool("spawn", false, "internal: baseline spawns bash -c 'echo hi' per tool turn")
 	idleBase = flag.String("idlebase", "", "path of bench/idlebase, the idle-TUI baseline")
-	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux) or idle (idle TUI)")
+	novaUpstream = flag.String("nova-upstream", "", "path of nova built on upstream Bubble Tea (bench/run.sh), for the keystroke comparison")
+	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI) or memory (TUI after 200 vs 2,000 messages)")
 	flag.Parse()
 	if *only == "idle" {
 		out, err := idleTUI(context.Background(), *nova, *idleBase)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "novabench:", err)
+			os.Exit(1)
+		}
+		fmt.Print(out)
+		return
+	}
+	if *only == "memory" {
+		out, err := tuiMemoryReport(context.Background(), *nova)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "novabench:", err)
 			os.Exit(1)
@@ -245,6 +255,11 @@ func report(nova string, runs int) error {
 		return fmt.Errorf("keystroke latency: %w", err)
 	}
 	b.WriteString(keys)
+	mem, err := tuiMemoryReport(ctx, nova)
+	if err != nil {
+		return fmt.Errorf("TUI memory: %w", err)
+	}
+	b.WriteString(mem)
 	fmt.Fprintf(&b, "Baseline: `novabench -baseline-client`, a plain Go program that makes the same streaming HTTP requests to the same server, reads every byte, and (for the echo scenario) spawns `bash -c 'echo hi'` once per tool turn — the work no agent can avoid.\n")
 	_, err = io.WriteString(os.Stdout, b.String())
 	return err

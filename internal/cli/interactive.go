@@ -59,12 +59,14 @@ func runInteractive(ctx context.Context, opts *RootOptions, in interactive) erro
 			}
 			return string(in.checker.Mode())
 		},
-		Dir:         in.dir,
-		Commands:    cmds,
-		Compact:     r.compact,
-		Session:     r.session,
-		NoColor:     os.Getenv("NO_COLOR") != "",
-		Dark:        os.Getenv("NOVA_THEME") != "light",
+		Dir:      in.dir,
+		Commands: cmds,
+		Compact:  r.compact,
+		Session:  r.session,
+		NoColor:  os.Getenv("NO_COLOR") != "",
+		Dark:     os.Getenv("NOVA_THEME") != "light",
+		// NOVA_THEME=light|dark overrides what the terminal reports.
+		DetectTheme: os.Getenv("NOVA_THEME") == "" && os.Getenv("NO_COLOR") == "",
 		FirstPrompt: in.firstPrompt,
 	}
 	return tui.Run(ctx, o, opts.IO.In, opts.IO.Out)

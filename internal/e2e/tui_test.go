@@ -144,3 +144,49 @@ func TestTUISessionCommands(t *testing.T) {
 	s.run("send-keys", "-t", s.name, "/resume", "Enter")
 	s.waitFor("rewrite notes")
 }
+
+// The TUI asks the terminal for its background colour and picks the light
+// or dark theme from it; NOVA_THEME overrides. tmux answers the query with
+// the pane's window-style background, so each pane is a terminal of a
+// known colour: with a white background the input line is drawn exactly as
+// with NOVA_THEME=light, with a black one as with NOVA_THEME=dark.
+func TestTUIThemeFollowsTerminal(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	inputLine := func(name, bg, theme string) string {
+		conf := filepath.Join(t.TempDir(), "tmux.conf")
+		if err := os.WriteFile(conf, []byte(fmt.Sprintf("set -g window-style 'bg=%s'\n", bg)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sock := fmt.Sprintf("nova-e2e-theme-%s-%d", name, os.Getpid())
+		s := &tmuxSession{t: t, name: sock}
+		script := fmt.Sprintf("cd %q && env ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=http://127.0.0.1:9 NOVA_HOME=%q NO_COLOR= NOVA_THEME=%s %q; sleep 30",
+			t.TempDir(), t.TempDir(), theme, novaBin)
+		if out, err := exec.Command("tmux", "-L", sock, "-f", conf, "new-session", "-d", "-s", sock, "-x", "80", "-y", "24", script).CombinedOutput(); err != nil {
+			t.Fatalf("tmux: %v: %s", err, out)
+		}
+		defer exec.Command("tmux", "-L", sock, "kill-server").Run()
+		s.waitFor("default")
+		s.run("send-keys", "-t", sock, "-l", "hello")
+		s.waitFor("> hello")
+		for _, line := range strings.Split(s.run("capture-pane", "-t", sock, "-p", "-e"), "\n") {
+			if strings.Contains(line, "hello") {
+				return line
+			}
+		}
+		t.Fatalf("%s: no input line", name)
+		return ""
+	}
+	light := inputLine("light", "black", "light")
+	dark := inputLine("dark", "white", "dark")
+	if light == dark {
+		t.Fatalf("the light and dark themes draw the input line alike (%q): the test proves nothing", light)
+	}
+	if got := inputLine("white", "white", ""); got != light {
+		t.Errorf("on a white terminal the input line is %q, want the light theme's %q", got, light)
+	}
+	if got := inputLine("black", "black", ""); got != dark {
+		t.Errorf("on a black terminal the input line is %q, want the dark theme's %q", got, dark)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -94,4 +95,25 @@ func BenchmarkKeystrokeWhileStreaming(b *testing.B) {
 		_ = m.View()
 		i++
 	}
+}
+
+// BenchmarkLiveAnswerFrame: one frame of a 20 KB answer still streaming (a
+// delta arrives, the block re-renders). "whole" is the baseline: rendering
+// the whole answer, as every frame did before the stable cut.
+func BenchmarkLiveAnswerFrame(b *testing.B) {
+	r := newRenderer(Options{Dark: true})
+	src := strings.Repeat(answerMD+"\n\n", 1+20000/len(answerMD))
+	b.Run("live", func(b *testing.B) {
+		blk, _ := streamAnswer(r, src, 4000)
+		for b.Loop() {
+			blk.text.WriteString("word ")
+			blk.dirty = true
+			blk.view(r, 80, false, time.Time{}, true)
+		}
+	})
+	b.Run("whole", func(b *testing.B) {
+		for b.Loop() {
+			r.Markdown(src, 80)
+		}
+	})
 }

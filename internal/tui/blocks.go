@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/novacode/nova/internal/tui/render"
 )
 
 type blockKind int
@@ -47,6 +49,14 @@ type block struct {
 	cacheW   int
 	cacheExp bool
 	lines    int // line count of cache
+
+	// A streaming answer's rendering of its stable prefix (render.StableCut):
+	// the first mdDoneLen bytes of text, rendered at width mdDoneW. Each
+	// frame renders only what follows, so a long answer costs a frame the
+	// same as a short one; the finished answer is rendered whole once.
+	mdDone    string
+	mdDoneLen int
+	mdDoneW   int
 }
 
 func (b *block) render(r renderer, width int, expanded bool, now time.Time) string {
@@ -54,6 +64,10 @@ func (b *block) render(r renderer, width int, expanded bool, now time.Time) stri
 	case kindUser:
 		return r.Prompt(width, b.text.String())
 	case kindText:
+		if b.live {
+			return b.liveMarkdown(r, width)
+		}
+		b.mdDone, b.mdDoneLen = "", 0
 		return r.Markdown(b.text.String(), width)
 	case kindThinking:
 		return r.Thinking(width, b.text.String(), expanded)
@@ -88,4 +102,32 @@ func (b *block) view(r renderer, width int, expanded bool, now time.Time, refres
 // it still estimates the block's height for scrolling arithmetic.
 func (b *block) drop() {
 	b.cache, b.cacheW = "", 0
+	b.mdDone, b.mdDoneLen = "", 0
+}
+
+// liveMarkdown renders a streaming answer: the part before the stable cut
+// is rendered once and kept, the rest on every call. The cut only moves
+// forward as text arrives (render.StableCut), so the kept part stays valid.
+func (b *block) liveMarkdown(r renderer, width int) string {
+	src := b.text.String()
+	if b.mdDoneW != width {
+		b.mdDone, b.mdDoneLen, b.mdDoneW = "", 0, width
+	}
+	if cut := render.StableCut(src); cut > b.mdDoneLen {
+		b.mdDone = joinBlocks(b.mdDone, r.Markdown(src[b.mdDoneLen:cut], width))
+		b.mdDoneLen = cut
+	}
+	return joinBlocks(b.mdDone, r.Markdown(src[b.mdDoneLen:], width))
+}
+
+// joinBlocks puts one blank line between two rendered runs of blocks, as
+// the renderers do between blocks of one document.
+func joinBlocks(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
 }

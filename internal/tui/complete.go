@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 const (
@@ -14,36 +15,66 @@ const (
 )
 
 // completion is the @path picker shown above the input while the word
-// before the cursor starts with '@'. The paths are listed once when a new
+// ending at the cursor starts with '@'. The paths are listed once when a new
 // @word starts (not per key press), so typing stays cheap in a big tree.
 type completion struct {
 	paths     []string // every path under Dir, shallow first; dirs end in "/"
 	listed    bool     // paths is valid for the @word being typed
 	word      string   // the @word the matches are for
+	at        wordAt   // where it is in the input
 	matches   []string
 	sel       int
 	dismissed string // the @word Esc closed the list for
 }
 
-// atWord returns the @word just before the cursor, if the cursor is at the
-// end of the input: completing in the middle of a text would need cursor
-// surgery the textarea does not offer, and typing happens at the end.
-func (m *Model) atWord() (string, bool) {
-	v := m.input.Value()
-	lines := strings.Split(v, "\n")
-	last := []rune(lines[len(lines)-1])
-	if m.input.Line() != len(lines)-1 || m.input.Column() != len(last) {
-		return "", false
+// atWord returns the @word that ends at the cursor: the cursor may be
+// anywhere in the input (a mention added to the middle of a prompt), as
+// long as it sits at the end of a word. at gives its place, for Tab.
+func (m *Model) atWord() (w string, at wordAt, ok bool) {
+	lines := strings.Split(m.input.Value(), "\n")
+	row, col := m.input.Line(), m.input.Column()
+	if row >= len(lines) {
+		return "", at, false
 	}
-	i := strings.LastIndexAny(v, " \t\n")
-	w := v[i+1:]
-	return w, strings.HasPrefix(w, "@")
+	line := []rune(lines[row])
+	if col > len(line) || (col < len(line) && !unicode.IsSpace(line[col])) {
+		return "", at, false
+	}
+	start := col
+	for start > 0 && !unicode.IsSpace(line[start-1]) {
+		start--
+	}
+	w = string(line[start:col])
+	return w, wordAt{row: row, start: start, end: col}, strings.HasPrefix(w, "@")
+}
+
+// wordAt is where a word sits in the input: its row and rune columns.
+type wordAt struct{ row, start, end int }
+
+// replaceWord puts text in place of the word at w and leaves the cursor
+// just after it. The textarea can only insert at its cursor and move by
+// rows from the end, so the input is rebuilt: everything up to the new
+// text, then the rest, then the cursor walks back up to its row.
+func (m *Model) replaceWord(at wordAt, text string) {
+	lines := strings.Split(m.input.Value(), "\n")
+	line := []rune(lines[at.row])
+	head := strings.Join(append(slices.Clone(lines[:at.row]), string(line[:at.start])+text), "\n")
+	tail := strings.Join(append([]string{string(line[at.end:])}, lines[at.row+1:]...), "\n")
+	m.input.SetValue(head)
+	row, col := m.input.Line(), m.input.Column()
+	m.input.InsertString(tail)
+	for m.input.Line() > row {
+		m.input.CursorStart()
+		m.input.CursorUp() // from column 0, up is the previous logical row
+	}
+	m.input.SetCursorColumn(col)
 }
 
 // updateCompletion recomputes the picker after the input changed.
 func (m *Model) updateCompletion() {
 	c := &m.comp
-	w, ok := m.atWord()
+	w, at, ok := m.atWord()
+	c.at = at
 	if !ok || m.perm != nil || m.ques != nil {
 		c.listed, c.matches, c.word, c.dismissed = false, nil, "", ""
 		return
@@ -78,9 +109,8 @@ func (m *Model) completionKey(s string) bool {
 	case "esc":
 		c.dismissed, c.matches = c.word, nil
 	case "tab":
-		v := m.input.Value()
 		done := "@" + c.matches[c.sel]
-		m.input.SetValue(v[:len(v)-len(c.word)] + done)
+		m.replaceWord(c.at, done)
 		c.matches, c.word = nil, ""
 		if !strings.HasSuffix(done, "/") {
 			c.dismissed = done // a completed file needs no list

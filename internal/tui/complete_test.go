@@ -112,3 +112,55 @@ func TestAtPathCompletion(t *testing.T) {
 		t.Errorf("submitted %q", got)
 	}
 }
+
+// @path completes where the cursor is, not only at the end of the input:
+// the rest of the text, on the same line and below, stays as it was, and
+// the cursor ends just after the completed path.
+func TestAtPathCompletionMidInput(t *testing.T) {
+	m := plainModel(Options{Model: "m1", Mode: "default", Dir: pathTree(t)})
+	defer m.Close()
+	typeText(m, "read  and fix it")
+	for range len(" and fix it") {
+		press(m, key(tea.KeyLeft))
+	}
+	typeText(m, "@go.m")
+	if diff := cmp.Diff([]string{"go.mod"}, m.comp.matches); diff != "" {
+		t.Fatalf("matches mid-line (-want +got):\n%s", diff)
+	}
+	press(m, key(tea.KeyTab))
+	if got := m.input.Value(); got != "read @go.mod and fix it" {
+		t.Fatalf("after tab: %q", got)
+	}
+	if col := m.input.Column(); col != len("read @go.mod") {
+		t.Errorf("cursor at column %d, want %d (after the path)", col, len("read @go.mod"))
+	}
+	typeText(m, "!")
+	if got := m.input.Value(); got != "read @go.mod! and fix it" {
+		t.Errorf("typing after the completion gave %q", got)
+	}
+
+	// On the first of several lines.
+	m.input.SetValue("compare @in\nwith the tests\nand report")
+	m.input.MoveToBegin()
+	m.input.CursorEnd()
+	typeText(m, "t")
+	if len(m.comp.matches) == 0 || m.comp.matches[0] != "internal/" {
+		t.Fatalf("matches on the first line: %q", m.comp.matches)
+	}
+	press(m, key(tea.KeyTab))
+	if got, want := m.input.Value(), "compare @internal/\nwith the tests\nand report"; got != want {
+		t.Fatalf("after tab: %q, want %q", got, want)
+	}
+	if m.input.Line() != 0 || m.input.Column() != len("compare @internal/") {
+		t.Errorf("cursor at %d:%d, want 0:%d", m.input.Line(), m.input.Column(), len("compare @internal/"))
+	}
+
+	// In the middle of a word there is nothing to complete.
+	m.input.SetValue("@go.modx")
+	m.input.SetCursorColumn(3)
+	typeText(m, "")
+	m.updateCompletion()
+	if len(m.comp.matches) != 0 {
+		t.Errorf("completion offered inside a word: %q", m.comp.matches)
+	}
+}

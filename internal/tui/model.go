@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -116,15 +117,40 @@ func (m *Model) Close() {
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
-	if m.o.FirstPrompt != "" {
-		return m.submit(m.o.FirstPrompt)
+	var cmds []tea.Cmd
+	if m.o.DetectTheme {
+		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
-	return nil
+	if m.o.FirstPrompt != "" {
+		cmds = append(cmds, m.submit(m.o.FirstPrompt))
+	}
+	return tea.Batch(cmds...)
+}
+
+// setTheme switches between the light and dark theme: everything rendered
+// so far is dropped and renders again, in the new colours, when shown.
+func (m *Model) setTheme(dark bool) {
+	if dark == m.o.Dark {
+		return
+	}
+	m.o.Dark = dark
+	m.r = newRenderer(m.o)
+	st := textarea.DefaultStyles(dark)
+	st.Cursor.Blink = false
+	m.input.SetStyles(st)
+	for _, b := range m.blocks {
+		b.drop()
+	}
 }
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case tea.BackgroundColorMsg:
+		if m.o.DetectTheme {
+			m.setTheme(msg.IsDark())
+		}
+		return m, nil
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.resize()
@@ -466,6 +492,16 @@ func (m *Model) finishRun() tea.Cmd {
 		m.queued = m.queued[1:]
 		return m.start(next)
 	}
+	return releaseMemory
+}
+
+// releaseMemory runs when a run ends and the TUI waits for the user: the
+// garbage of the run (response bodies, encodings, renderings) is collected
+// and its pages handed back to the OS now, so the resident size between
+// prompts is what the session holds, not the high-water mark of its last
+// turn. It costs one collection per prompt, off the UI goroutine.
+func releaseMemory() tea.Msg {
+	debug.FreeOSMemory()
 	return nil
 }
 

@@ -59,6 +59,10 @@ type Options struct {
 	Session func(ctx context.Context, name, args string) (string, error)
 	// NoColor and Dark choose the theme.
 	NoColor, Dark bool
+	// DetectTheme asks the terminal for its background colour at start and
+	// switches to the light or dark theme it implies (Dark is used until the
+	// answer arrives, and for good if the terminal never answers).
+	DetectTheme bool
 	// FirstPrompt, if set, is submitted at start.
 	FirstPrompt string
 }
@@ -79,9 +83,9 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 // timeNow is swapped by tests that need a fixed clock.
 var timeNow = time.Now
 
-// frameRate caps how often Bubble Tea's renderer flushes a frame. The
-// renderer wakes at this rate even when nothing changed, so it is also the
-// idle cost; measured here (BENCHMARKS.md): 60 fps gives 17 ms keystroke to
-// screen while an answer streams and 0.7% of a core idle, 30 fps 33 ms and
-// 0.5%. Typing latency matters more.
+// frameRate caps how often Bubble Tea's renderer flushes a frame. Our
+// patched Bubble Tea (third_party/bubbletea/NOVACODE.md) flushes on demand,
+// so the rate costs nothing when idle; it bounds the work while an answer
+// streams, and a key typed after a quiet moment is drawn at once
+// (BENCHMARKS.md: keystroke to screen).
 const frameRate = 60

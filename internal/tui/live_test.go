@@ -1,0 +1,141 @@
+package tui
+
+import (
+	"image/color"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/google/go-cmp/cmp"
+	"github.com/novacode/nova/internal/tui/render"
+)
+
+// countingRenderer counts the Markdown bytes it is asked to render.
+type countingRenderer struct {
+	renderer
+	bytes int
+}
+
+func (c *countingRenderer) Markdown(src string, width int) string {
+	c.bytes += len(src)
+	return c.renderer.Markdown(src, width)
+}
+
+// streamAnswer feeds src to a live text block in chunks of n bytes,
+// viewing it after each chunk as the frame tick does, and returns the last
+// live view.
+func streamAnswer(r renderer, src string, n int) (*block, string) {
+	b := &block{kind: kindText, live: true}
+	var last string
+	for i := 0; i < len(src); i += n {
+		b.text.WriteString(src[i:min(i+n, len(src))])
+		b.dirty = true
+		last = b.view(r, 80, false, time.Time{}, true)
+	}
+	return b, last
+}
+
+func paragraphs(n int) string {
+	var s strings.Builder
+	for i := range n {
+		s.WriteString("A paragraph of the answer that goes on for a while, number ")
+		s.WriteString(strings.Repeat("x", i%7))
+		s.WriteString(".\n\n")
+	}
+	return s.String()
+}
+
+// TestLiveMarkdownRendersOnlyTheTail: streaming an answer costs Markdown
+// work in proportion to its length, not to its length squared (re-rendering
+// the whole answer every frame froze typing during long answers).
+func TestLiveMarkdownRendersOnlyTheTail(t *testing.T) {
+	src := paragraphs(300) // ~20 KB
+	c := &countingRenderer{renderer: plainRenderer{}}
+	b, live := streamAnswer(c, src, 40)
+	// Every byte is rendered once in the stable part and at most a
+	// paragraph's worth of times in the tail.
+	if limit := 3 * len(src); c.bytes > limit {
+		t.Fatalf("rendered %d Markdown bytes for a %d-byte answer (limit %d): the whole answer is re-rendered per frame", c.bytes, len(src), limit)
+	}
+	b.live, b.dirty = false, true
+	final := b.view(plainRenderer{}, 80, false, time.Time{}, true)
+	if diff := cmp.Diff(final, live); diff != "" {
+		t.Errorf("last live view differs from the finished rendering (-final +live):\n%s", diff)
+	}
+}
+
+// TestLiveMarkdownMatchesWholeRendering: with the real renderer, the live
+// view of common answer shapes (paragraphs, headings, lists, fenced code)
+// is what rendering the whole answer gives, so nothing jumps when the
+// answer finishes.
+func TestLiveMarkdownMatchesWholeRendering(t *testing.T) {
+	docs := map[string]string{
+		"paragraphs": "First paragraph with **bold**.\n\nSecond paragraph with `code`.\n\nThird.",
+		"heading":    "## Plan\n\nDo the thing.\n\n### Details\n\nMore.",
+		"list":       "Steps:\n\n- one\n- two\n\nAfter the list.",
+		"code":       "Here:\n\n```go\nfunc main() {\n\n\tprintln(1)\n}\n```\n\nDone.",
+	}
+	for name, src := range docs {
+		t.Run(name, func(t *testing.T) {
+			r := themed{t: render.NewTheme(true, false), md: render.NewMarkdown(render.NewTheme(true, false))}
+			_, live := streamAnswer(r, src, 3)
+			whole := r.Markdown(src, 80)
+			// Glamour opens an empty styled span before a heading that
+			// follows a paragraph; it draws nothing.
+			whole, live = emptySpan.ReplaceAllString(whole, ""), emptySpan.ReplaceAllString(live, "")
+			if diff := cmp.Diff(whole, live); diff != "" {
+				t.Errorf("live view differs from the whole rendering (-whole +live):\n%s", diff)
+			}
+		})
+	}
+}
+
+var emptySpan = regexp.MustCompile(`\x1b\[[0-9;]*m\x1b\[m`)
+
+// TestLiveMarkdownWidthChange: a resize while streaming re-renders the
+// stable part at the new width.
+func TestLiveMarkdownWidthChange(t *testing.T) {
+	b, _ := streamAnswer(plainRenderer{}, paragraphs(5), 50)
+	narrow := b.view(plainRenderer{}, 20, false, time.Time{}, true)
+	want := plainRenderer{}.Markdown(paragraphs(5), 20)
+	if narrow != want {
+		t.Errorf("at width 20 got\n%s\nwant\n%s", narrow, want)
+	}
+}
+
+// TestThemeFollowsTerminalBackground: with DetectTheme, the terminal's
+// background colour picks the theme, and what was drawn in the other theme
+// is drawn again: the switched model shows exactly what a model built with
+// that theme shows.
+func TestThemeFollowsTerminalBackground(t *testing.T) {
+	feed := func(m *Model) {
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		feedSession(m, 6)
+	}
+	switched := New(Options{Dark: true, DetectTheme: true})
+	defer switched.Close()
+	feed(switched)
+	darkView := switched.View().Content
+	switched.Update(tea.BackgroundColorMsg{Color: color.White})
+	light := New(Options{Dark: false})
+	defer light.Close()
+	feed(light)
+	if diff := cmp.Diff(light.View().Content, switched.View().Content); diff != "" {
+		t.Fatalf("after a white background the view is not the light theme's (-light +switched):\n%s", diff)
+	}
+	if darkView == light.View().Content {
+		t.Fatal("dark and light views are identical: the test proves nothing")
+	}
+
+	// Without DetectTheme (NOVA_THEME or NO_COLOR set) the answer is ignored.
+	fixed := New(Options{Dark: true})
+	defer fixed.Close()
+	feed(fixed)
+	before := fixed.View().Content
+	fixed.Update(tea.BackgroundColorMsg{Color: color.White})
+	if fixed.View().Content != before {
+		t.Fatal("a fixed theme changed on the terminal's answer")
+	}
+}
