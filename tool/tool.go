@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 
@@ -77,8 +78,10 @@ type PathGuard interface {
 // Sandbox confines the processes Bash starts.
 type Sandbox interface {
 	// Wrap returns the argv that runs argv inside the sandbox, with dir as
-	// the working directory.
-	Wrap(argv []string, dir string) ([]string, error)
+	// the working directory, and the files the process must inherit as
+	// descriptors 3, 4, … (exec.Cmd.ExtraFiles), which the caller closes
+	// once the process has started or failed to.
+	Wrap(argv []string, dir string) ([]string, []*os.File, error)
 	// Describe says in a few words what confines commands, for notices.
 	Describe() string
 }

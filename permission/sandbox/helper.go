@@ -23,8 +23,6 @@ var helperWired atomic.Bool
 // helperSpec is what the helper is told to do, on its command line.
 type helperSpec struct {
 	Backend      string   `json:"backend"`
-	Bwrap        string   `json:"bwrap,omitempty"`
-	BwrapArgs    []string `json:"bwrapArgs,omitempty"`
 	Writable     []string `json:"writable,omitempty"`
 	AllowNetwork bool     `json:"allowNetwork,omitempty"`
 	TempDir      string   `json:"tempDir,omitempty"`
@@ -64,15 +62,19 @@ func decodeSpec(s string) (helperSpec, error) {
 // (os.Args[1] == "__nova-sandbox-exec"), it confines itself as its
 // arguments say and executes the command, which never returns on success;
 // handled is then true and exitCode is the code to exit with after a
-// failure (126, the message on stderr). Otherwise it returns false at once,
-// and records that the helper is wired, which New needs before it routes
-// commands through it.
+// failure (126, the message on stderr). Otherwise it marks the descriptors
+// the process inherited close-on-exec (so they never reach a command),
+// records that the helper is wired, which New needs before it routes
+// commands through it (Landlock), and returns false.
 //
 // Running the helper by hand is harmless: it can only confine itself
 // further.
 func MaybeRunHelper() (handled bool, exitCode int) {
 	if len(os.Args) < 2 || os.Args[1] != helperArg {
 		helperWired.Store(true)
+		// Commands are started straight from this process (bubblewrap),
+		// so what this process inherited must not reach them.
+		closeInheritedFDs()
 		return false, 0
 	}
 	err := runHelper(os.Args[2:])
@@ -92,8 +94,6 @@ func runHelper(args []string) error {
 	}
 	argv := args[2:]
 	switch spec.Backend {
-	case KindBubblewrap:
-		return execBwrap(spec, argv)
 	case KindLandlock:
 		return execLandlock(spec, argv)
 	}

@@ -35,17 +35,19 @@
 // sockets (the Docker socket or the session bus would let a command ask a
 // process outside the sandbox to act for it); under Landlock, every socket
 // family but netlink, since Landlock alone restricts TCP only from ABI 4,
-// UDP only from ABI 10, and never multipath TCP. The helper also keeps the
-// command from inheriting descriptors NovaCode's parent left open.
+// UDP only from ABI 10, and never multipath TCP. MaybeRunHelper (and the
+// Landlock helper again) keeps the command from inheriting descriptors
+// NovaCode's parent left open.
 //
 // Under bubblewrap, processes a command leaves in the background die when
 // it ends, and a timeout ends the command at once (bwrap dies of the
 // SIGTERM and the PID namespace with it), without a grace period.
 //
-// The binary's main must call MaybeRunHelper first thing: both backends run
-// through the re-executed binary (bubblewrap gets its seccomp filter from
-// it). Without that call Landlock is unavailable, and bubblewrap runs
-// without the socket filter and with inherited descriptors.
+// The binary's main must call MaybeRunHelper first thing: Landlock runs
+// through the re-executed binary, which confines itself and executes the
+// command. Bubblewrap is started directly (its filter arrives on a pipe),
+// so a command costs one process less; without MaybeRunHelper, Landlock is
+// unavailable and descriptors the process inherited reach commands.
 package sandbox
 
 import (
@@ -116,8 +118,7 @@ type Sandbox struct {
 	notice  string
 	policy  Policy // cleaned; TempDir set for Landlock
 	bwrap   string // path of bwrap
-	exe     string // path of this binary, for the helper
-	helper  bool   // whether to go through the helper
+	exe     string // path of this binary, for the Landlock helper
 	ownTemp string // temp dir New created, removed by Close
 }
 
@@ -181,19 +182,13 @@ func newSandbox(mode Mode, p Policy, pr probes) (*Sandbox, error) {
 	var reasons []string
 	bw, err := findBwrap(p, pr)
 	if err == nil {
-		s := &Sandbox{kind: KindBubblewrap, policy: p, bwrap: bw}
-		if pr.helperWired() {
-			if exe, err := pr.executable(); err == nil {
-				s.exe, s.helper = exe, true
-			}
-		}
-		return s, nil
+		return &Sandbox{kind: KindBubblewrap, policy: p, bwrap: bw}, nil
 	}
 	reasons = append(reasons, err.Error())
 
 	exe, err := findLandlock(pr)
 	if err == nil {
-		s := &Sandbox{kind: KindLandlock, policy: p, exe: exe, helper: true}
+		s := &Sandbox{kind: KindLandlock, policy: p, exe: exe}
 		if s.policy.TempDir == "" {
 			// Landlock has no private /tmp; the command needs somewhere.
 			dir, err := os.MkdirTemp("", "nova-sandbox-")
@@ -349,11 +344,7 @@ func (s *Sandbox) Describe() string {
 	}
 	switch s.kind {
 	case KindBubblewrap:
-		d := "bubblewrap sandbox: writes only in the workspace, extra directories and temp dir; " + net
-		if !s.helper && !s.policy.AllowNetwork {
-			d += " (unix sockets not blocked: MaybeRunHelper is not wired)"
-		}
-		return d
+		return "bubblewrap sandbox: writes only in the workspace, extra directories and temp dir; " + net
 	case KindLandlock:
 		return "Landlock sandbox: writes only in the workspace, extra directories and temp dir (.git not protected); " + net
 	}
@@ -381,16 +372,26 @@ func (s *Sandbox) Close() error {
 	return nil
 }
 
-// Wrap returns the argv that runs argv confined, in directory dir. The
-// returned argv must be started the way the Bash tool starts commands:
-// its first process leads a process group of its own, and killing that
-// group kills everything the command started.
-func (s *Sandbox) Wrap(argv []string, dir string) ([]string, error) {
+// Wrap returns the argv that runs argv confined, in directory dir, and the
+// files the process must inherit as descriptors 3, 4, … in that order
+// (exec.Cmd.ExtraFiles); the caller closes them once the process has
+// started or failed to. The argv must be started the way the Bash tool
+// starts commands: its first process leads a process group of its own, and
+// killing that group kills everything the command started.
+//
+// Bubblewrap is started directly, with the socket filter handed over as a
+// pipe (--seccomp 3): no second process. Landlock needs the process to
+// confine itself, so the argv re-executes this binary as the helper.
+//
+// Descriptors the process inherited without close-on-exec would reach the
+// command; MaybeRunHelper marks them at start. A program that embeds the
+// sandbox without calling it must not leave such descriptors open.
+func (s *Sandbox) Wrap(argv []string, dir string) ([]string, []*os.File, error) {
 	if len(argv) == 0 {
-		return nil, errors.New("wrap command: empty argv")
+		return nil, nil, errors.New("wrap command: empty argv")
 	}
 	if s == nil || s.kind == KindNone {
-		return argv, nil
+		return argv, nil, nil
 	}
 	if dir == "" {
 		dir = s.policy.Workspace
@@ -399,15 +400,23 @@ func (s *Sandbox) Wrap(argv []string, dir string) ([]string, error) {
 	case KindBubblewrap:
 		args, err := bwrapArgs(s.policy, dir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if !s.helper {
-			return concat([]string{s.bwrap}, args, []string{"--"}, argv), nil
+		var files []*os.File
+		if !s.policy.AllowNetwork {
+			f, err := seccompFile()
+			if err != nil {
+				return nil, nil, fmt.Errorf("wrap command: %w", err)
+			}
+			if f != nil {
+				files = append(files, f)
+				args = append(args, "--seccomp", "3")
+			}
 		}
-		return s.helperArgv(helperSpec{Backend: KindBubblewrap, Bwrap: s.bwrap, BwrapArgs: args, AllowNetwork: s.policy.AllowNetwork}, argv)
+		return concat([]string{s.bwrap}, args, []string{"--"}, argv), files, nil
 	case KindLandlock:
 		if _, err := os.Stat(s.policy.Workspace); err != nil {
-			return nil, fmt.Errorf("wrap command: workspace: %w", err)
+			return nil, nil, fmt.Errorf("wrap command: workspace: %w", err)
 		}
 		spec := helperSpec{
 			Backend:      KindLandlock,
@@ -416,9 +425,10 @@ func (s *Sandbox) Wrap(argv []string, dir string) ([]string, error) {
 			TempDir:      s.policy.TempDir,
 			Dir:          dir,
 		}
-		return s.helperArgv(spec, argv)
+		wrapped, err := s.helperArgv(spec, argv)
+		return wrapped, nil, err
 	}
-	return nil, fmt.Errorf("wrap command: unknown sandbox kind %q", s.kind)
+	return nil, nil, fmt.Errorf("wrap command: unknown sandbox kind %q", s.kind)
 }
 
 func (s *Sandbox) helperArgv(spec helperSpec, argv []string) ([]string, error) {

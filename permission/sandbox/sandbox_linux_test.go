@@ -57,13 +57,15 @@ var kinds = []string{KindBubblewrap, KindLandlock}
 // and exit code.
 func runIn(t *testing.T, s *Sandbox, dir, script string, env ...string) (string, int) {
 	t.Helper()
-	argv, err := s.Wrap([]string{"bash", "-c", script}, dir)
+	argv, files, err := s.Wrap([]string{"bash", "-c", script}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer closeAll(files)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.ExtraFiles = files
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -324,11 +326,13 @@ func TestSandboxKillsTree(t *testing.T) {
 					script += "setsid sleep " + marker + " & "
 				}
 				script += "echo started; sleep " + marker
-				argv, err := s.Wrap([]string{"bash", "-c", script}, ws)
+				argv, files, err := s.Wrap([]string{"bash", "-c", script}, ws)
 				if err != nil {
 					t.Fatal(err)
 				}
+				defer closeAll(files)
 				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.ExtraFiles = files
 				cmd.Dir = ws
 				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 				stdout, err := cmd.StdoutPipe()
@@ -422,6 +426,9 @@ func killMarked(marker string) {
 	}
 }
 
+// Bubblewrap does not go through the helper: without MaybeRunHelper wired
+// (a program embedding the sandbox), commands are still confined, the
+// socket filter included.
 func TestBubblewrapWithoutHelper(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
@@ -445,6 +452,53 @@ func TestBubblewrapWithoutHelper(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(outside, "evil")); !os.IsNotExist(err) {
 		t.Error("file written outside")
+	}
+	if !seccompSupported {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, exe, filepath.Join(ws, "client"))
+	sock := filepath.Join(ws, "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if out, code := runIn(t, s, ws, "./client", dialEnv+"="+sock); code == 0 || !strings.Contains(out, "operation not permitted") {
+		t.Errorf("unix socket reachable without the helper: code %d, output %q", code, out)
+	}
+}
+
+// A descriptor nova inherited from its parent (an IDE, a shell) without
+// close-on-exec never reaches a sandboxed command, although bubblewrap is
+// started straight from nova: MaybeRunHelper marks them at start.
+func TestInheritedDescriptorsDoNotReachCommands(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := os.Create(filepath.Join(t.TempDir(), "outside"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer secret.Close()
+	ws := workspace(t)
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), inheritEnv+"="+ws)
+	cmd.ExtraFiles = []*os.File{secret} // descriptor 3 of the child, without close-on-exec
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	// The command's own: 0-2, and 3 for the directory ls reads.
+	if got := strings.TrimSpace(string(out)); got != "0, 1, 2, 3" {
+		t.Errorf("descriptors in the sandboxed command: %q (want 0-3 only; the inherited file leaked)", got)
 	}
 }
 

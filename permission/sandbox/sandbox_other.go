@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 var errNotLinux = errors.New("sandboxing needs Linux")
 
@@ -10,4 +13,9 @@ func landlockABI() int { return 0 }
 
 func execLandlock(helperSpec, []string) error { return errNotLinux }
 
-func execBwrap(helperSpec, []string) error { return errNotLinux }
+func seccompFile() (*os.File, error) { return nil, nil }
+
+func closeInheritedFDs() {}
+
+// seccompSupported: the socket filter exists on Linux only.
+const seccompSupported = false

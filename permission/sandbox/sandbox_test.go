@@ -2,9 +2,12 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,10 +20,13 @@ import (
 const dialEnv = "NOVA_SANDBOX_TEST_DIAL_UNIX"
 
 func TestMain(m *testing.M) {
-	// The sandbox re-executes the test binary as its helper, as it
-	// re-executes nova in production.
+	// The Landlock sandbox re-executes the test binary as its helper, as
+	// it re-executes nova in production.
 	if handled, code := MaybeRunHelper(); handled {
 		os.Exit(code)
+	}
+	if ws := os.Getenv(inheritEnv); ws != "" {
+		os.Exit(listSandboxedFDs(ws))
 	}
 	if path := os.Getenv(dialEnv); path != "" {
 		c, err := net.Dial("unix", path)
@@ -148,9 +154,9 @@ func TestNoneWrapsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	argv := []string{"bash", "-c", "echo hi"}
-	got, err := s.Wrap(argv, "/somewhere")
-	if err != nil {
-		t.Fatal(err)
+	got, files, err := s.Wrap(argv, "/somewhere")
+	if err != nil || files != nil {
+		t.Fatal(files, err)
 	}
 	if d := cmp.Diff(argv, got); d != "" {
 		t.Errorf("Wrap changed argv (-want +got):\n%s", d)
@@ -162,8 +168,8 @@ func TestNoneWrapsNothing(t *testing.T) {
 
 func TestNilSandbox(t *testing.T) {
 	var s *Sandbox
-	argv, err := s.Wrap([]string{"true"}, "/")
-	if err != nil || len(argv) != 1 || s.Kind() != KindNone || s.Notice() != "" || s.Describe() == "" || s.Close() != nil {
+	argv, files, err := s.Wrap([]string{"true"}, "/")
+	if err != nil || len(argv) != 1 || files != nil || s.Kind() != KindNone || s.Notice() != "" || s.Describe() == "" || s.Close() != nil {
 		t.Errorf("nil Sandbox: Wrap = %q, %v; Kind %q", argv, err, s.Kind())
 	}
 }
@@ -190,26 +196,25 @@ func TestWrapArgv(t *testing.T) {
 	tests := []struct {
 		name  string
 		pr    probes
-		check func(t *testing.T, argv []string)
+		check func(t *testing.T, argv []string, files []*os.File)
 	}{
-		{"bubblewrap through the helper", fakeProbes(true, nil, 0, true), func(t *testing.T, argv []string) {
-			if argv[0] != "/opt/nova" || argv[1] != helperArg || argv[3] != "--" {
-				t.Errorf("argv = %q", argv)
-			}
-			spec, err := decodeSpec(argv[2])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if spec.Backend != KindBubblewrap || spec.Bwrap != "/usr/bin/bwrap" || !contains(spec.BwrapArgs, "--unshare-net") {
-				t.Errorf("spec = %+v", spec)
-			}
-		}},
-		{"bubblewrap without the helper", fakeProbes(true, nil, 0, false), func(t *testing.T, argv []string) {
+		{"bubblewrap, started directly", fakeProbes(true, nil, 0, true), func(t *testing.T, argv []string, files []*os.File) {
 			if argv[0] != "/usr/bin/bwrap" || !contains(argv, "--unshare-net") {
 				t.Errorf("argv = %q", argv)
 			}
+			if seccompSupported {
+				// The socket filter arrives on descriptor 3: the first file.
+				if !contains(argv, "--seccomp") || argv[slices.Index(argv, "--seccomp")+1] != "3" || len(files) != 1 {
+					t.Errorf("no filter on descriptor 3: argv %q, %d files", argv, len(files))
+				}
+			}
 		}},
-		{"landlock", fakeProbes(false, nil, 4, true), func(t *testing.T, argv []string) {
+		{"bubblewrap without the helper is the same", fakeProbes(true, nil, 0, false), func(t *testing.T, argv []string, files []*os.File) {
+			if argv[0] != "/usr/bin/bwrap" || (seccompSupported && len(files) != 1) {
+				t.Errorf("argv = %q, %d files", argv, len(files))
+			}
+		}},
+		{"landlock", fakeProbes(false, nil, 4, true), func(t *testing.T, argv []string, files []*os.File) {
 			spec, err := decodeSpec(argv[2])
 			if err != nil {
 				t.Fatal(err)
@@ -226,14 +231,15 @@ func TestWrapArgv(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close() })
-			argv, err := s.Wrap([]string{"bash", "-c", "echo hi"}, ws)
+			argv, files, err := s.Wrap([]string{"bash", "-c", "echo hi"}, ws)
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer closeAll(files)
 			if d := cmp.Diff([]string{"bash", "-c", "echo hi"}, argv[len(argv)-3:]); d != "" {
 				t.Errorf("command not at the end (-want +got):\n%s", d)
 			}
-			tt.check(t, argv)
+			tt.check(t, argv, files)
 		})
 	}
 }
@@ -249,7 +255,7 @@ func TestWrapFailsWhenWorkspaceIsGone(t *testing.T) {
 		if err := os.RemoveAll(ws); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Wrap([]string{"true"}, ws); err == nil {
+		if _, _, err := s.Wrap([]string{"true"}, ws); err == nil {
 			t.Errorf("%s: Wrap succeeded without a workspace", s.Kind())
 		}
 	}
@@ -414,4 +420,39 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// inheritEnv makes the test binary, started with an extra descriptor (3),
+// call MaybeRunHelper as nova's main does and then list the descriptors a
+// sandboxed command has.
+const inheritEnv = "NOVA_SANDBOX_TEST_INHERIT"
+
+// listSandboxedFDs runs in the child of TestInheritedDescriptorsDoNotReachCommands.
+func listSandboxedFDs(ws string) int {
+	s, err := New(ModeAuto, Policy{Workspace: ws})
+	if err != nil || s.Kind() != KindBubblewrap {
+		fmt.Fprintln(os.Stderr, "no bubblewrap sandbox:", err)
+		return 1
+	}
+	argv, files, err := s.Wrap([]string{"bash", "-c", "exec ls -m /proc/self/fd"}, ws)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.ExtraFiles = files
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	err = cmd.Run()
+	closeAll(files)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }

@@ -184,50 +184,37 @@ func installSocketFilter(rule socketRule) error {
 	return nil
 }
 
-// execBwrap executes bwrap with the given arguments, handing it the
-// socket filter through a pipe when the network is off.
-func execBwrap(spec helperSpec, argv []string) error {
-	closeInheritedFDs()
-	args := append([]string{spec.Bwrap}, spec.BwrapArgs...)
-	if prog := socketFilter(bwrapSocketRule); prog != nil && !spec.AllowNetwork {
-		fd, err := pipeWith(filterBytes(prog))
-		if err != nil {
-			return err
-		}
-		args = append(args, "--seccomp", strconv.Itoa(fd))
+// seccompFile returns the read end of a pipe holding the socket filter,
+// for bwrap's --seccomp (bwrap reads it, then closes it), or nil where the
+// architecture has no filter. The filter is a few hundred bytes, far below
+// a pipe's buffer, so the write cannot block.
+func seccompFile() (*os.File, error) {
+	prog := socketFilter(bwrapSocketRule)
+	if prog == nil {
+		return nil, nil
 	}
-	args = append(append(args, "--"), argv...)
-	if err := syscall.Exec(spec.Bwrap, args, os.Environ()); err != nil {
-		return fmt.Errorf("exec %s: %w", spec.Bwrap, err)
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("seccomp pipe: %w", err)
 	}
-	return nil
-}
-
-// pipeWith returns the read end of a pipe that holds data, open across
-// exec (bwrap reads it, then closes it).
-func pipeWith(data []byte) (int, error) {
-	var p [2]int
-	if err := syscall.Pipe2(p[:], 0); err != nil {
-		return -1, fmt.Errorf("seccomp pipe: %w", err)
+	_, err = w.Write(filterBytes(prog))
+	if cerr := w.Close(); err == nil {
+		err = cerr
 	}
-	defer syscall.Close(p[1])
-	syscall.CloseOnExec(p[1])
-	for len(data) > 0 {
-		n, err := syscall.Write(p[1], data)
-		if err != nil {
-			syscall.Close(p[0])
-			return -1, fmt.Errorf("seccomp pipe: %w", err)
-		}
-		data = data[n:]
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("seccomp pipe: %w", err)
 	}
-	return p[0], nil
+	return r, nil
 }
 
 // closeInheritedFDs marks every descriptor above stderr close-on-exec.
 // NovaCode's own are already; these are the ones its parent left open
-// (a shell, an IDE), and a descriptor open on a file outside the sandbox
-// would let the command write through it whatever the mounts or Landlock
-// say.
+// (a shell, an IDE). Go's os/exec hands every descriptor without the flag
+// down to the commands it starts, and a descriptor open on a file outside
+// the sandbox would let a command write through it whatever the mounts or
+// Landlock say. MaybeRunHelper calls it once at start; the Landlock helper
+// again before it executes the command.
 func closeInheritedFDs() {
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err == nil {
 		return

@@ -66,19 +66,28 @@ func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, err
 		shell = "sh"
 	}
 	argv := []string{shell, "-c", in.Command}
+	var files []*os.File
 	if env.Sandbox != nil {
 		// The sandbox's wrapper (bwrap, or NovaCode re-executed as the
-		// sandbox helper, which execs bwrap or the confined shell in its
-		// own place) is the process started below: it leads the process
+		// Landlock helper, which execs the confined shell in its own
+		// place) is the process started below: it leads the process
 		// group, so killGroup still reaches the whole command.
-		wrapped, err := env.Sandbox.Wrap(argv, env.Dir)
+		wrapped, fs, err := env.Sandbox.Wrap(argv, env.Dir)
 		if err != nil {
 			return tool.Errorf("The sandbox (%s) could not start, so the command was not run: %v", env.Sandbox.Describe(), err), nil
 		}
-		argv = wrapped
+		argv, files = wrapped, fs
 	}
+	// The child holds its own copies once started; ours only keep pipes
+	// (the sandbox's filter) from reaching EOF.
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
 	out := newHeadTail(maxToolOutput)
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.ExtraFiles = files
 	cmd.Dir = env.Dir
 	// Git would otherwise try to prompt for credentials on a terminal the
 	// command does not have.

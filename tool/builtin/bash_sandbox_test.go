@@ -37,12 +37,22 @@ type fakeSandbox struct {
 	describes string
 }
 
-func (f *fakeSandbox) Wrap(argv []string, dir string) ([]string, error) {
+// Wrap hands the command a pipe as descriptor 3, as the bubblewrap sandbox
+// hands bwrap its filter, and the wrapper reads SANDBOXED from it: the
+// output shows that Bash passed the file on.
+func (f *fakeSandbox) Wrap(argv []string, dir string) ([]string, []*os.File, error) {
 	f.gotArgv, f.gotDir = argv, dir
 	if f.err != nil {
-		return nil, f.err
+		return nil, nil, f.err
 	}
-	return append([]string{"env", "SANDBOXED=yes"}, argv...), nil
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	w.WriteString("yes\n")
+	w.Close()
+	wrapper := []string{"bash", "-c", `read -r SANDBOXED <&3 && exec 3<&- && export SANDBOXED && exec "$@"`, "wrapper"}
+	return append(wrapper, argv...), []*os.File{r}, nil
 }
 
 func (f *fakeSandbox) Describe() string { return f.describes }
