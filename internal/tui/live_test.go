@@ -76,6 +76,12 @@ func TestLiveMarkdownMatchesWholeRendering(t *testing.T) {
 		"heading":    "## Plan\n\nDo the thing.\n\n### Details\n\nMore.",
 		"list":       "Steps:\n\n- one\n- two\n\nAfter the list.",
 		"code":       "Here:\n\n```go\nfunc main() {\n\n\tprintln(1)\n}\n```\n\nDone.",
+		"loose list": "Steps:\n\n- one\n\n- two\n\n- three\n\nDone.",
+		"numbered":   "Plan:\n\n1. first\n\n2. second\n\n3. third\n\nDone.",
+		"nested":     "- a\n  - b\n\n- c\n\nText.",
+		"quote":      "> quoted\n> more\n\nAfter.",
+		"table":      "| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter.",
+		"rule":       "One.\n\n---\n\nTwo.",
 	}
 	for name, src := range docs {
 		t.Run(name, func(t *testing.T) {
