@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,4 +88,38 @@ func BenchmarkAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkList lists ten 1,000-turn (13 MB) sessions. "load" is the
+// baseline, measured in the same run: loading every transcript whole, as
+// List did before it read only their ends.
+func BenchmarkList(b *testing.B) {
+	dir := b.TempDir()
+	var paths []string
+	for i := range 10 {
+		sub := filepath.Join(dir, fmt.Sprint(i))
+		p, _ := writeBenchSession(b, sub)
+		final := filepath.Join(dir, fmt.Sprintf("bench%d.jsonl", i))
+		if err := os.Rename(p, final); err != nil {
+			b.Fatal(err)
+		}
+		paths = append(paths, final)
+	}
+	b.Run("list", func(b *testing.B) {
+		for b.Loop() {
+			infos, err := session.List(dir)
+			if err != nil || len(infos) != 10 || infos[0].Turns != 1000 {
+				b.Fatalf("%d sessions, %v", len(infos), err)
+			}
+		}
+	})
+	b.Run("load", func(b *testing.B) {
+		for b.Loop() {
+			for _, p := range paths {
+				if _, err := session.Load(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }

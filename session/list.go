@@ -34,6 +34,8 @@ type Info struct {
 // List summarizes every session in dir, most recently updated first. A
 // directory that does not exist holds no sessions. Files that cannot be read
 // or parsed are left out: one damaged transcript must not hide the others.
+// Each transcript is read at its two ends only (see summarize), so listing
+// costs little however long the sessions are.
 func List(dir string) ([]Info, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -49,17 +51,12 @@ func List(dir string) ([]Info, error) {
 		if !ok || !e.Type().IsRegular() || validID(id) != nil {
 			continue
 		}
-		path := filepath.Join(dir, name)
-		st, err := Load(path)
+		info, err := summarize(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
-		out = append(out, Info{
-			ID: id, Path: path,
-			Created: st.Header.Time, Updated: st.Updated,
-			FirstPrompt: st.FirstPrompt, Turns: st.Turns, CostUSD: st.CostUSD,
-			Model: st.Header.Model, Cwd: st.Header.Cwd,
-		})
+		info.ID = id
+		out = append(out, info)
 	}
 	slices.SortFunc(out, func(a, b Info) int {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
