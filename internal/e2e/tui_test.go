@@ -190,3 +190,63 @@ func TestTUIThemeFollowsTerminal(t *testing.T) {
 		t.Errorf("on a black terminal the input line is %q, want the dark theme's %q", got, dark)
 	}
 }
+
+// An idle TUI writes nothing: no redraw, no blinking cursor, no ticking
+// clock. The pane's output is piped to a file once the first frame and the
+// terminal's answers have settled; two seconds later it must be empty.
+// (Only something drawing while idle can make this fail; a slow machine
+// cannot.)
+func TestTUIIdleWritesNothing(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	srv := llmtest.NewServer(llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Done with **that**.")}})
+	defer srv.Close()
+	s := &tmuxSession{t: t, name: fmt.Sprintf("nova-e2e-idle-%d", os.Getpid())}
+	script := fmt.Sprintf("cd %q && env ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=%s NOVA_HOME=%q OPENAI_API_KEY= ANTHROPIC_MODEL= %q 'say done'; sleep 30",
+		t.TempDir(), srv.URL, t.TempDir(), novaBin)
+	s.run("new-session", "-d", "-s", s.name, "-x", "80", "-y", "24", script)
+	defer exec.Command("tmux", "-L", s.name, "kill-server").Run()
+	s.waitFor("Done with that.")
+	out := filepath.Join(t.TempDir(), "pane.out")
+	s.run("pipe-pane", "-t", s.name, "-o", "cat >> "+out)
+	// Settle: wait until a whole second passes without output.
+	deadline := time.Now().Add(30 * time.Second)
+	last := int64(-1)
+	for {
+		time.Sleep(time.Second)
+		fi, err := os.Stat(out)
+		size := int64(0)
+		if err == nil {
+			size = fi.Size()
+		}
+		if size == last {
+			break
+		}
+		last = size
+		if time.Now().After(deadline) {
+			t.Fatalf("the TUI kept writing for 30 s after the answer (%d bytes)", size)
+		}
+	}
+	time.Sleep(2 * time.Second)
+	fi, err := os.Stat(out)
+	size := int64(0)
+	if err == nil {
+		size = fi.Size()
+	}
+	if size != last {
+		b, _ := os.ReadFile(out)
+		t.Fatalf("an idle TUI wrote %d bytes in 2 s: %q", size-last, b[last:])
+	}
+	// The pipe does see output: a key press is drawn and lands in it.
+	s.run("send-keys", "-t", s.name, "-l", "x")
+	for {
+		if fi, err := os.Stat(out); err == nil && fi.Size() > size {
+			return
+		}
+		if time.Now().After(deadline.Add(30 * time.Second)) {
+			t.Fatal("a key press wrote nothing to the pipe: the idle check proves nothing")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
