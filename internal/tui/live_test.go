@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"image/color"
 	"regexp"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/go-cmp/cmp"
+	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/internal/tui/render"
 )
 
@@ -143,5 +145,22 @@ func TestThemeFollowsTerminalBackground(t *testing.T) {
 	fixed.Update(tea.BackgroundColorMsg{Color: color.White})
 	if fixed.View().Content != before {
 		t.Fatal("a fixed theme changed on the terminal's answer")
+	}
+}
+
+// Tool cards name files below the working directory relative to it, the
+// way the user thinks of them; files elsewhere keep their full path.
+func TestToolCardPathsRelativeToWorkDir(t *testing.T) {
+	m := New(Options{Dark: true, NoColor: true, Dir: "/work/proj"})
+	defer m.Close()
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.busy = true
+	m.handleEvent(event.ToolUse{Turn: 1, ID: "a", Name: "Read", Input: json.RawMessage(`{"file_path":"/work/proj/internal/x.go"}`)})
+	m.handleEvent(event.ToolUse{Turn: 1, ID: "b", Name: "Read", Input: json.RawMessage(`{"file_path":"/etc/hosts"}`)})
+	screen := m.View().Content
+	for _, want := range []string{"Read(internal/x.go)", "Read(/etc/hosts)"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package tui
 
-import "github.com/novacode/nova/internal/tui/render"
+import (
+	"path/filepath"
+
+	"github.com/novacode/nova/internal/tui/render"
+)
 
 // themed adapts package render to the renderer seam.
 type themed struct {
@@ -11,7 +15,15 @@ type themed struct {
 // newRenderer picks the renderer for o: package render with the theme o
 // asks for.
 func newRenderer(o Options) renderer {
-	t := render.NewTheme(o.Dark, o.NoColor)
+	// Tool cards show paths below the working directory relative to it.
+	dir := o.Dir
+	if dir == "" {
+		dir = "."
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	t := render.NewTheme(o.Dark, o.NoColor).WithWorkDir(dir)
 	return themed{t: t, md: render.NewMarkdown(t)}
 }
 
