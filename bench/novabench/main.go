@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command novabench times the whole nova binary against the scripted model
 // server (llm/llmtest) on loopback and prints a Markdown report. Every figure
 // is set against a baseline measured in the same run, so the ratios hold on a

@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 // The binary under test is built by `go build` in TestMain, which the test

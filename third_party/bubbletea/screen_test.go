@@ -140,6 +140,11 @@ func TestViewModel(t *testing.T) {
 			p := NewProgram(m,
 				// Set the initial window size for the program.
 				WithWindowSize(80, 24),
+				// NovaCode: one frame a second, so that the golden output
+				// (every message, then one frame at quit) does not depend
+				// on whether a loaded machine took longer than one 60 fps
+				// interval to get through the messages.
+				WithFPS(1),
 				// Use ANSI256 to increase test coverage.
 				WithColorProfile(colorprofile.ANSI256),
 				// always use xterm and 256 colors for tests
@@ -188,6 +193,11 @@ func TestClearMsg(t *testing.T) {
 			p := NewProgram(m,
 				// Set the initial window size for the program.
 				WithWindowSize(80, 24),
+				// NovaCode: one frame a second, so that the golden output
+				// (every message, then one frame at quit) does not depend
+				// on whether a loaded machine took longer than one 60 fps
+				// interval to get through the messages.
+				WithFPS(1),
 				// Use ANSI256 to increase test coverage.
 				WithColorProfile(colorprofile.ANSI256),
 				// always use xterm and 256 colors for tests
