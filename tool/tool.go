@@ -9,7 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"os/exec"
 	"reflect"
 	"strings"
 
@@ -77,11 +77,11 @@ type PathGuard interface {
 
 // Sandbox confines the processes Bash starts.
 type Sandbox interface {
-	// Wrap returns the argv that runs argv inside the sandbox, with dir as
-	// the working directory, and the files the process must inherit as
-	// descriptors 3, 4, … (exec.Cmd.ExtraFiles), which the caller closes
-	// once the process has started or failed to.
-	Wrap(argv []string, dir string) ([]string, []*os.File, error)
+	// Start starts cmd inside the sandbox. cmd is complete (Path, Args,
+	// Dir, Env, streams, SysProcAttr) and not started; Start may rewrite
+	// it (a wrapper such as bwrap becomes the process that runs it). On an
+	// error the command has not run.
+	Start(cmd *exec.Cmd) error
 	// Describe says in a few words what confines commands, for notices.
 	Describe() string
 }

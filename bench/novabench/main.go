@@ -151,6 +151,24 @@ func novaEnv(srv *llmtest.Server, home string) []string {
 	return []string{"ANTHROPIC_API_KEY=bench", "ANTHROPIC_BASE_URL=" + srv.URL, "NOVA_HOME=" + home, "ANTHROPIC_MODEL="}
 }
 
+// pathWithout makes a directory of links to every program on PATH but the
+// named ones, to be used as PATH; the caller removes it.
+func pathWithout(names ...string) (string, error) {
+	dir, err := os.MkdirTemp("", "novabench-path")
+	if err != nil {
+		return "", err
+	}
+	for _, p := range filepath.SplitList(os.Getenv("PATH")) {
+		entries, _ := os.ReadDir(p)
+		for _, e := range entries {
+			if !slices.Contains(names, e.Name()) {
+				_ = os.Symlink(filepath.Join(p, e.Name()), filepath.Join(dir, e.Name())) // the first one wins, as in PATH
+			}
+		}
+	}
+	return dir, nil
+}
+
 func bashCall(id, command string) llmtest.Block {
 	b, _ := json.Marshal(map[string]string{"command": command})
 	return llmtest.ToolUse(id, "Bash", string(b))
@@ -204,6 +222,27 @@ func report(nova string, runs int) error {
 	if err != nil {
 		return fmt.Errorf("echo turns without sandbox: %w", err)
 	}
+	// The same under Landlock: nova with a PATH that has no bwrap, and the
+	// sandbox required, so that a machine without Landlock fails the run
+	// instead of measuring unsandboxed commands.
+	noBwrap, err := pathWithout("bwrap")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(noBwrap)
+	novaEchoLL, _, err := compare(ctx, runs, echo,
+		func(srv *llmtest.Server, home string) (measured, error) {
+			if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"sandbox":"on"}`), 0o644); err != nil {
+				return measured{}, err
+			}
+			env := append(novaEnv(srv, home), "PATH="+noBwrap)
+			m, _, err := runProc(ctx, env, nova, "-p", "--allowedTools", "Bash", "--output-format", "json", "run echo 50 times")
+			return m, err
+		},
+		func(srv *llmtest.Server) (measured, error) { return measured{}, nil })
+	if err != nil {
+		return fmt.Errorf("echo turns under Landlock: %w", err)
+	}
 	novaEcho, baseEcho, err := compare(ctx, runs, echo,
 		func(srv *llmtest.Server, home string) (measured, error) {
 			m, _, err := runProc(ctx, novaEnv(srv, home), nova, "-p", "--allowedTools", "Bash", "--output-format", "json", "run echo 50 times")
@@ -220,6 +259,7 @@ func report(nova string, runs int) error {
 	fmt.Fprintf(&b, "### 50 turns of one `echo` call\n\n")
 	fmt.Fprintf(&b, "| measure | nova | baseline | nova / baseline | target |\n|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| CPU per turn (incl. the tool's process), commands sandboxed (bubblewrap, the default where installed) | %s | %s | %.2f | ≤ 7.5 ms |\n", ms(perTurn), ms(baseEcho.cpu/(turns+1)), ratio(novaEcho.cpu, baseEcho.cpu))
+	fmt.Fprintf(&b, "| CPU per turn, commands sandboxed with Landlock (no bwrap on PATH) | %s | %s | %.2f | ≤ 7.5 ms |\n", ms(novaEchoLL.cpu/(turns+1)), ms(baseEcho.cpu/(turns+1)), ratio(novaEchoLL.cpu, baseEcho.cpu))
 	fmt.Fprintf(&b, "| CPU per turn, `\"sandbox\": \"off\"` | %s | %s | %.2f | ≤ 7.5 ms |\n", ms(novaEchoOff.cpu/(turns+1)), ms(baseEcho.cpu/(turns+1)), ratio(novaEchoOff.cpu, baseEcho.cpu))
 	fmt.Fprintf(&b, "| peak anonymous memory (sampled RssAnon) | %.1f MiB | %.1f MiB | %.2f | |\n", mib(novaEcho.anonRSS), mib(baseEcho.anonRSS), float64(novaEcho.anonRSS)/float64(max(1, baseEcho.anonRSS)))
 	fmt.Fprintf(&b, "| peak RSS (ru_maxrss, includes the binary's own pages) | %.1f MiB | %.1f MiB | %.2f | ≤ 30 MiB |\n", mib(novaEcho.maxRSS), mib(baseEcho.maxRSS), float64(novaEcho.maxRSS)/float64(baseEcho.maxRSS))

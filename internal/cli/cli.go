@@ -25,11 +25,9 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // Main runs the nova command line and returns the process exit code.
 func Main() int {
-	// The binary doubles as the sandbox's launcher: a command run under
-	// Landlock goes through a re-exec of nova that confines itself first.
-	if handled, code := sandbox.MaybeRunHelper(); handled {
-		return code
-	}
+	// Before anything opens a file: what nova inherited must not reach the
+	// commands it starts.
+	sandbox.InitProcess()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The first Ctrl-C cancels the run cleanly; restoring the default

@@ -109,9 +109,17 @@ func runNova(t *testing.T, srv *llmtest.Server, workspace string, args ...string
 
 func runNovaFor(t *testing.T, srv *llmtest.Server, provider, workspace string, args ...string) *run {
 	t.Helper()
+	return runNovaEnv(t, srv, provider, workspace, nil, args...)
+}
+
+// runNovaEnv is runNovaFor with env added to nova's environment (a later
+// value of a variable wins).
+func runNovaEnv(t *testing.T, srv *llmtest.Server, provider, workspace string, env []string, args ...string) *run {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := novaCmdFor(t, ctx, srv, provider, workspace, args...)
+	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,12 +105,44 @@ func TestDebugPermissionsLogsDecisions(t *testing.T) {
 	}
 }
 
-// Where bubblewrap is installed, a Bash command allowed by a rule still
-// cannot write outside the workspace or reach the network.
+// A Bash command allowed by a rule still cannot write outside the workspace
+// or reach the network: under bubblewrap where it is installed, and under
+// Landlock where it is not (a PATH without bwrap).
 func TestSandboxedBashThroughTheBinary(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bubblewrap is not installed (.ci/run installs it)")
+	for _, backend := range []string{"bubblewrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			var env []string
+			switch backend {
+			case "bubblewrap":
+				if _, err := exec.LookPath("bwrap"); err != nil {
+					t.Skip("bubblewrap is not installed (.ci/run installs it)")
+				}
+			case "landlock":
+				env = []string{"PATH=" + pathWithout(t, "bwrap")}
+			}
+			sandboxedBash(t, backend, env)
+		})
 	}
+}
+
+// pathWithout returns a PATH of one directory holding links to every
+// program of the current PATH but the named ones.
+func pathWithout(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, p := range filepath.SplitList(os.Getenv("PATH")) {
+		entries, _ := os.ReadDir(p)
+		for _, e := range entries {
+			if slices.Contains(names, e.Name()) {
+				continue
+			}
+			_ = os.Symlink(filepath.Join(p, e.Name()), filepath.Join(dir, e.Name())) // the first one wins, as in PATH
+		}
+	}
+	return dir
+}
+
+func sandboxedBash(t *testing.T, backend string, env []string) {
 	root := t.TempDir()
 	ws, outside := filepath.Join(root, "ws"), filepath.Join(root, "outside")
 	for _, d := range []string{ws, outside} {
@@ -132,9 +165,15 @@ func TestSandboxedBashThroughTheBinary(t *testing.T) {
 	defer srv.Close()
 	// bypassPermissions: the rules allow everything; only the OS sandbox
 	// stands between the command and the machine.
-	r := runNova(t, srv, ws, "--permission-mode", "bypassPermissions", "go")
+	r := runNovaEnv(t, srv, "anthropic", ws, env, "--permission-mode", "bypassPermissions", "--debug", "permissions", "go")
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	if strings.Contains(r.Stderr, "unsandboxed") {
+		t.Skipf("no %s sandbox here: %s", backend, r.Stderr)
+	}
+	if !strings.Contains(strings.ToLower(r.Stderr), backend) {
+		t.Errorf("the debug log does not name the %s sandbox:\n%s", backend, r.Stderr)
 	}
 	res := r.byType("tool_result")
 	if got := res[0]["content"].(string); !strings.Contains(got, "inside") {
@@ -162,7 +201,7 @@ func TestSandboxedBashThroughTheBinary(t *testing.T) {
 		}},
 		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}},
 	)
-	r = runNova(t, srv, ws, "--permission-mode", "bypassPermissions", "go")
+	r = runNovaEnv(t, srv, "anthropic", ws, env, "--permission-mode", "bypassPermissions", "go")
 	res = r.byType("tool_result")
 	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err != nil || !strings.Contains(res[1]["content"].(string), "connected") {
 		t.Fatalf("control run without the sandbox did not get out: %v %v", err, res)

@@ -4,13 +4,12 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
-	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // landlockABI is the kernel's Landlock ABI version, 0 without Landlock.
@@ -23,7 +22,7 @@ func landlockABI() int {
 }
 
 // landlockConfigs are the go-landlock presets by ABI version (index+1).
-// The helper picks the one the kernel has instead of asking for best
+// The sandbox picks the one the kernel has instead of asking for best
 // effort: best effort silently drops to no restriction at all when a rule
 // needs more than the kernel offers, and a sandbox that confines nothing
 // must fail, not pretend.
@@ -35,20 +34,28 @@ var landlockConfigs = []landlock.Config{
 // devFiles are the device files commands write to all the time.
 var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
-// restrictLandlock confines this process (and what it executes) to
-// reading everywhere and writing only in spec.Writable.
-func restrictLandlock(spec helperSpec) error {
+// rulesetFD is a Landlock ruleset ready to enforce, with its flags.
+type rulesetFD struct {
+	fd    int
+	flags uint32
+}
+
+func (r rulesetFD) close() { unix.Close(r.fd) }
+
+// landlockRuleset builds the ruleset for commands: read everywhere, write
+// only in writable (the directories that are missing are left out).
+func landlockRuleset(writable []string, allowNetwork bool) (rulesetFD, error) {
 	abi := landlockABI()
 	if abi < 1 {
-		return fmt.Errorf("apply Landlock: the kernel has no Landlock")
+		return rulesetFD{}, fmt.Errorf("apply Landlock: the kernel has no Landlock")
 	}
 	cfg := landlockConfigs[min(abi, len(landlockConfigs))-1]
 	read := landlock.RODirs("/")
-	if spec.AllowNetwork {
+	if allowNetwork {
 		// Not handling the network rights leaves TCP (and, from ABI 10,
 		// UDP) open, and unix sockets, abstract or with a path. With the
-		// network off, the seccomp filter (installSocketFilter) does what
-		// the kernel's Landlock cannot.
+		// network off, the socket filter does what the kernel's Landlock
+		// cannot.
 		cfg.HandledAccessNet = 0
 		cfg.Scoped &^= llsys.ScopeAbstractUnixSocket
 		read = read.WithResolveUnix()
@@ -56,49 +63,73 @@ func restrictLandlock(spec helperSpec) error {
 	// The signal scope stays on: a command may signal only processes in
 	// its own sandbox, so `kill -9 -1` cannot end NovaCode or the user's
 	// session. NovaCode, outside, can still signal the command.
-	write := landlock.RWDirs(spec.Writable...).IgnoreIfMissing()
+	write := landlock.RWDirs(writable...).IgnoreIfMissing()
 	if abi >= 2 {
 		// Moving a file from one directory to another ("refer") is denied
 		// unless granted; builds and git do it within the workspace.
 		write = write.WithRefer()
 	}
 	rules := []landlock.Rule{read, write, landlock.RWFiles(devFiles...).IgnoreIfMissing()}
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("apply Landlock (ABI %d): %w", abi, err)
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return rulesetFD{}, fmt.Errorf("apply Landlock (ABI %d): %w", abi, err)
 	}
-	return nil
+	if fd < 0 {
+		// A strict config always restricts something; nothing to enforce
+		// would mean a sandbox that confines nothing.
+		return rulesetFD{}, fmt.Errorf("apply Landlock (ABI %d): the ruleset restricts nothing", abi)
+	}
+	return rulesetFD{fd: fd, flags: flags}, nil
 }
 
-// execLandlock confines the process with Landlock (and, without network,
-// the socket filter) and executes argv in its place.
-func execLandlock(spec helperSpec, argv []string) error {
-	// Keep the chdir, the restrictions and the exec on one thread; Landlock
-	// and the filter cover the other threads too, but exec keeps only this one.
-	runtime.LockOSThread()
-	if spec.Dir != "" {
-		if err := os.Chdir(spec.Dir); err != nil {
-			return fmt.Errorf("sandboxed command: %w", err)
+// startOnConfinedThread starts cmd from a thread of its own that takes the
+// confinement first. The goroutines it starts are owned here: it waits for
+// their result, after which they end.
+//
+// The thread is locked to its goroutine and never unlocked, so the runtime
+// ends it when the goroutine returns instead of running anything else on
+// it. Except the main thread: Go never ends that one, only parks it, and a
+// parked main thread carrying a filter would still be the one /proc and
+// signal delivery see. So a goroutine that finds itself there holds the
+// main thread (which no other goroutine can then take) while a second one,
+// necessarily elsewhere, does the work.
+func startOnConfinedThread(cmd *exec.Cmd, r rulesetFD, allowNetwork bool) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if unix.Gettid() != unix.Getpid() {
+			started <- confineThreadAndStart(cmd, r, allowNetwork)
+			return // with the thread locked: the runtime ends it
 		}
+		inner := make(chan error, 1)
+		go func() {
+			runtime.LockOSThread()
+			inner <- confineThreadAndStart(cmd, r, allowNetwork)
+		}()
+		err := <-inner
+		runtime.UnlockOSThread() // the main thread was never confined
+		started <- err
+	}()
+	return <-started
+}
+
+// confineThreadAndStart confines the calling thread, which the caller has
+// locked to its goroutine for good, and starts cmd from it: the fork copies
+// this thread's no_new_privs, Landlock domain and seccomp filter into the
+// command. Only this thread is confined; the runtime ends it when its
+// goroutine returns, and creates new threads from a clean template thread
+// rather than from a locked one.
+func confineThreadAndStart(cmd *exec.Cmd, r rulesetFD, allowNetwork bool) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("start command: no_new_privs: %w", err)
 	}
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		return fmt.Errorf("sandboxed command: %w", err)
+	if err := llsys.LandlockRestrictSelf(r.fd, r.flags); err != nil {
+		return fmt.Errorf("start command: enforce Landlock: %w", err)
 	}
-	env := os.Environ()
-	if spec.TempDir != "" {
-		env = setEnv(env, "TMPDIR", spec.TempDir)
-	}
-	if err := restrictLandlock(spec); err != nil {
-		return err
-	}
-	if !spec.AllowNetwork {
+	if !allowNetwork {
 		if err := installSocketFilter(landlockSocketRule); err != nil {
-			return err
+			return fmt.Errorf("start command: %w", err)
 		}
 	}
-	closeInheritedFDs()
-	if err := syscall.Exec(path, argv, env); err != nil {
-		return fmt.Errorf("sandboxed command: exec %s: %w", path, err)
-	}
-	return nil
+	return cmd.Start()
 }

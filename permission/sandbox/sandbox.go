@@ -21,9 +21,9 @@
 //     command cannot plant code that git or the next NovaCode session
 //     would run outside the sandbox.
 //   - Landlock (Linux 5.13+), where bwrap is missing or cannot create
-//     namespaces: NovaCode re-executes itself (see MaybeRunHelper), applies a
-//     Landlock ruleset to that process and then executes the command, which
-//     inherits it. Landlock cannot make a part of a writable directory
+//     namespaces: one thread of NovaCode, set apart for the purpose, takes
+//     a Landlock ruleset and forks the command, which inherits it (see
+//     Start); NovaCode itself stays unconfined. Landlock cannot make a part of a writable directory
 //     read-only, so .git/hooks, .git/config and .novacode are not protected,
 //     and there is no private /tmp: TMPDIR is the only temp dir writable.
 //     Processes a command leaves in the background outlive it, as they do
@@ -35,19 +35,16 @@
 // sockets (the Docker socket or the session bus would let a command ask a
 // process outside the sandbox to act for it); under Landlock, every socket
 // family but netlink, since Landlock alone restricts TCP only from ABI 4,
-// UDP only from ABI 10, and never multipath TCP. MaybeRunHelper (and the
-// Landlock helper again) keeps the command from inheriting descriptors
-// NovaCode's parent left open.
+// UDP only from ABI 10, and never multipath TCP. InitProcess keeps the
+// command from inheriting descriptors NovaCode's parent left open.
 //
 // Under bubblewrap, processes a command leaves in the background die when
 // it ends, and a timeout ends the command at once (bwrap dies of the
 // SIGTERM and the PID namespace with it), without a grace period.
 //
-// The binary's main must call MaybeRunHelper first thing: Landlock runs
-// through the re-executed binary, which confines itself and executes the
-// command. Bubblewrap is started directly (its filter arrives on a pipe),
-// so a command costs one process less; without MaybeRunHelper, Landlock is
-// unavailable and descriptors the process inherited reach commands.
+// The binary's main should call InitProcess first thing; without it,
+// descriptors the process inherited reach commands. Neither backend starts
+// a second copy of NovaCode: a command costs bwrap at most.
 package sandbox
 
 import (
@@ -118,7 +115,6 @@ type Sandbox struct {
 	notice  string
 	policy  Policy // cleaned; TempDir set for Landlock
 	bwrap   string // path of bwrap
-	exe     string // path of this binary, for the Landlock helper
 	ownTemp string // temp dir New created, removed by Close
 }
 
@@ -127,8 +123,6 @@ type probes struct {
 	lookPath    func(file string) (string, error)
 	probeBwrap  func(bwrap string, args []string) error
 	landlockABI func() int
-	executable  func() (string, error)
-	helperWired func() bool
 }
 
 func systemProbes() probes {
@@ -136,29 +130,12 @@ func systemProbes() probes {
 		lookPath:    exec.LookPath,
 		probeBwrap:  cachedProbeBwrap,
 		landlockABI: landlockABI,
-		executable:  selfExecutable,
-		helperWired: helperWired.Load,
 	}
-}
-
-// selfExecutable is the path the helper is started by. On Linux it is
-// /proc/self/exe, which the kernel resolves in the child, between fork and
-// exec, to the very binary NovaCode runs from: a path such as ./nova in a
-// workspace could be replaced by a sandboxed command, and the next helper,
-// which runs before it confines itself, would run the replacement. The
-// argv Wrap returns must therefore be executed by this process itself, as
-// the Bash tool does.
-func selfExecutable() (string, error) {
-	const self = "/proc/self/exe"
-	if _, err := os.Stat(self); err == nil {
-		return self, nil
-	}
-	return os.Executable()
 }
 
 // New picks the backend for mode on this machine. Mode on without any
 // backend is an error that says what to install; mode off, or auto without
-// a backend, gives a Sandbox of kind "none" whose Wrap changes nothing.
+// a backend, gives a Sandbox of kind "none" whose Start is cmd.Start.
 func New(mode Mode, p Policy) (*Sandbox, error) {
 	return newSandbox(mode, p, systemProbes())
 }
@@ -186,9 +163,8 @@ func newSandbox(mode Mode, p Policy, pr probes) (*Sandbox, error) {
 	}
 	reasons = append(reasons, err.Error())
 
-	exe, err := findLandlock(pr)
-	if err == nil {
-		s := &Sandbox{kind: KindLandlock, policy: p, exe: exe}
+	if err := findLandlock(pr); err == nil {
+		s := &Sandbox{kind: KindLandlock, policy: p}
 		if s.policy.TempDir == "" {
 			// Landlock has no private /tmp; the command needs somewhere.
 			dir, err := os.MkdirTemp("", "nova-sandbox-")
@@ -263,18 +239,11 @@ func findBwrap(p Policy, pr probes) (string, error) {
 	return bw, nil
 }
 
-func findLandlock(pr probes) (string, error) {
+func findLandlock(pr probes) error {
 	if abi := pr.landlockABI(); abi < 1 {
-		return "", errors.New("the kernel has no Landlock")
+		return errors.New("the kernel has no Landlock")
 	}
-	if !pr.helperWired() {
-		return "", errors.New("Landlock needs sandbox.MaybeRunHelper in main")
-	}
-	exe, err := pr.executable()
-	if err != nil {
-		return "", fmt.Errorf("Landlock needs this program's path: %w", err)
-	}
-	return exe, nil
+	return nil
 }
 
 var probeCache sync.Map // key string -> *probeResult
@@ -372,71 +341,114 @@ func (s *Sandbox) Close() error {
 	return nil
 }
 
-// Wrap returns the argv that runs argv confined, in directory dir, and the
-// files the process must inherit as descriptors 3, 4, … in that order
-// (exec.Cmd.ExtraFiles); the caller closes them once the process has
-// started or failed to. The argv must be started the way the Bash tool
-// starts commands: its first process leads a process group of its own, and
-// killing that group kills everything the command started.
+// Start starts cmd confined: cmd is complete (Path, Args, Dir, Env,
+// streams, SysProcAttr) and not yet started. Start returns once the
+// command runs or has failed to start; on an error it has not run. The
+// caller then waits for it as for any command, and must start it the way
+// the Bash tool does: its first process leads a process group of its own,
+// and killing that group kills everything the command started. Dir
+// defaults to the workspace.
 //
-// Bubblewrap is started directly, with the socket filter handed over as a
-// pipe (--seccomp 3): no second process. Landlock needs the process to
-// confine itself, so the argv re-executes this binary as the helper.
+// Bubblewrap becomes the process that runs cmd (cmd's Path and Args are
+// rewritten), with the socket filter handed over on a pipe (--seccomp 3).
+// Landlock needs no second process: a thread of this process, locked to
+// one goroutine and never reused, takes the Landlock domain, no_new_privs
+// and the socket filter, and forks the command, which inherits them; the
+// rest of the process stays unconfined.
 //
 // Descriptors the process inherited without close-on-exec would reach the
-// command; MaybeRunHelper marks them at start. A program that embeds the
+// command; InitProcess marks them at start. A program that embeds the
 // sandbox without calling it must not leave such descriptors open.
-func (s *Sandbox) Wrap(argv []string, dir string) ([]string, []*os.File, error) {
-	if len(argv) == 0 {
-		return nil, nil, errors.New("wrap command: empty argv")
+func (s *Sandbox) Start(cmd *exec.Cmd) error {
+	if cmd.Process != nil {
+		return errors.New("start command: already started")
+	}
+	if len(cmd.Args) == 0 {
+		return errors.New("start command: empty argv")
 	}
 	if s == nil || s.kind == KindNone {
-		return argv, nil, nil
+		return cmd.Start()
 	}
-	if dir == "" {
-		dir = s.policy.Workspace
+	if len(cmd.ExtraFiles) > 0 {
+		return errors.New("start command: the sandbox does not pass extra files on")
+	}
+	if cmd.Err != nil {
+		return cmd.Err
+	}
+	if cmd.Dir == "" {
+		cmd.Dir = s.policy.Workspace
 	}
 	switch s.kind {
 	case KindBubblewrap:
-		args, err := bwrapArgs(s.policy, dir)
+		argv, files, err := s.wrapBwrap(cmd.Args, cmd.Dir)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		var files []*os.File
-		if !s.policy.AllowNetwork {
-			f, err := seccompFile()
-			if err != nil {
-				return nil, nil, fmt.Errorf("wrap command: %w", err)
-			}
-			if f != nil {
-				files = append(files, f)
-				args = append(args, "--seccomp", "3")
-			}
-		}
-		return concat([]string{s.bwrap}, args, []string{"--"}, argv), files, nil
+		defer closeFiles(files) // the child has its own copies once started
+		cmd.Path, cmd.Args, cmd.ExtraFiles = s.bwrap, argv, files
+		return cmd.Start()
 	case KindLandlock:
-		if _, err := os.Stat(s.policy.Workspace); err != nil {
-			return nil, nil, fmt.Errorf("wrap command: workspace: %w", err)
-		}
-		spec := helperSpec{
-			Backend:      KindLandlock,
-			Writable:     append(append([]string{s.policy.Workspace}, realDirs(s.policy.Writable)...), s.policy.TempDir),
-			AllowNetwork: s.policy.AllowNetwork,
-			TempDir:      s.policy.TempDir,
-			Dir:          dir,
-		}
-		wrapped, err := s.helperArgv(spec, argv)
-		return wrapped, nil, err
+		return s.startLandlock(cmd)
 	}
-	return nil, nil, fmt.Errorf("wrap command: unknown sandbox kind %q", s.kind)
+	return fmt.Errorf("start command: unknown sandbox kind %q", s.kind)
 }
 
-func (s *Sandbox) helperArgv(spec helperSpec, argv []string) ([]string, error) {
-	enc, err := spec.encode()
+// wrapBwrap returns the bwrap argv that runs argv in dir, and the files it
+// must inherit as descriptors 3, 4, … (the socket filter).
+func (s *Sandbox) wrapBwrap(argv []string, dir string) ([]string, []*os.File, error) {
+	args, err := bwrapArgs(s.policy, dir)
 	if err != nil {
-		return nil, fmt.Errorf("wrap command: %w", err)
+		return nil, nil, err
 	}
-	return concat([]string{s.exe, helperArg, enc, "--"}, argv), nil
+	var files []*os.File
+	if !s.policy.AllowNetwork {
+		f, err := seccompFile()
+		if err != nil {
+			return nil, nil, fmt.Errorf("start command: %w", err)
+		}
+		if f != nil {
+			files = append(files, f)
+			args = append(args, "--seccomp", "3")
+		}
+	}
+	return concat([]string{s.bwrap}, args, []string{"--"}, argv), files, nil
+}
+
+// startLandlock starts cmd on a thread that confines itself first (see
+// Start and startOnConfinedThread).
+func (s *Sandbox) startLandlock(cmd *exec.Cmd) error {
+	if _, err := os.Stat(s.policy.Workspace); err != nil {
+		return fmt.Errorf("start command: workspace: %w", err)
+	}
+	writable := append(append([]string{s.policy.Workspace}, realDirs(s.policy.Writable)...), s.policy.TempDir)
+	ruleset, err := landlockRuleset(writable, s.policy.AllowNetwork)
+	if err != nil {
+		return fmt.Errorf("start command: %w", err)
+	}
+	defer ruleset.close()
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = setEnv(cmd.Env, "TMPDIR", s.policy.TempDir)
+	return startOnConfinedThread(cmd, ruleset, s.policy.AllowNetwork)
+}
+
+func closeFiles(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// setEnv returns env with key set to value, replacing earlier values.
+func setEnv(env []string, key, value string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if strings.HasPrefix(kv, key+"=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, key+"="+value)
 }
 
 func concat(parts ...[]string) []string {

@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -57,24 +59,20 @@ var kinds = []string{KindBubblewrap, KindLandlock}
 // and exit code.
 func runIn(t *testing.T, s *Sandbox, dir, script string, env ...string) (string, int) {
 	t.Helper()
-	argv, files, err := s.Wrap([]string{"bash", "-c", script}, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeAll(files)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.ExtraFiles = files
+	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.WaitDelay = time.Second
-	out, err := cmd.CombinedOutput()
-	if err != nil && cmd.ProcessState == nil {
-		t.Fatalf("run %q: %v", argv, err)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := s.Start(cmd); err != nil {
+		t.Fatalf("start %q: %v", script, err)
 	}
-	return string(out), cmd.ProcessState.ExitCode()
+	_ = cmd.Wait()
+	return buf.String(), cmd.ProcessState.ExitCode()
 }
 
 func TestSandboxFilesystem(t *testing.T) {
@@ -326,20 +324,14 @@ func TestSandboxKillsTree(t *testing.T) {
 					script += "setsid sleep " + marker + " & "
 				}
 				script += "echo started; sleep " + marker
-				argv, files, err := s.Wrap([]string{"bash", "-c", script}, ws)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer closeAll(files)
-				cmd := exec.Command(argv[0], argv[1:]...)
-				cmd.ExtraFiles = files
+				cmd := exec.Command("bash", "-c", script)
 				cmd.Dir = ws
 				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 				stdout, err := cmd.StdoutPipe()
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := cmd.Start(); err != nil {
+				if err := s.Start(cmd); err != nil {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { killMarked(marker) })
@@ -426,17 +418,14 @@ func killMarked(marker string) {
 	}
 }
 
-// Bubblewrap does not go through the helper: without MaybeRunHelper wired
-// (a program embedding the sandbox), commands are still confined, the
-// socket filter included.
-func TestBubblewrapWithoutHelper(t *testing.T) {
+// A program that embeds the sandbox and never calls InitProcess still
+// gets confined commands, the socket filter included.
+func TestBubblewrapWithoutInitProcess(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
 	}
 	ws := workspace(t)
-	pr := systemProbes()
-	pr.helperWired = func() bool { return false }
-	s, err := newSandbox(ModeAuto, Policy{Workspace: ws}, pr)
+	s, err := newSandbox(ModeAuto, Policy{Workspace: ws}, systemProbes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,52 +457,38 @@ func TestBubblewrapWithoutHelper(t *testing.T) {
 	}
 	defer ln.Close()
 	if out, code := runIn(t, s, ws, "./client", dialEnv+"="+sock); code == 0 || !strings.Contains(out, "operation not permitted") {
-		t.Errorf("unix socket reachable without the helper: code %d, output %q", code, out)
+		t.Errorf("unix socket reachable: code %d, output %q", code, out)
 	}
 }
 
 // A descriptor nova inherited from its parent (an IDE, a shell) without
 // close-on-exec never reaches a sandboxed command, although bubblewrap is
-// started straight from nova: MaybeRunHelper marks them at start.
+// started straight from nova: InitProcess marks them at start.
 func TestInheritedDescriptorsDoNotReachCommands(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, err := os.Create(filepath.Join(t.TempDir(), "outside"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer secret.Close()
-	ws := workspace(t)
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), inheritEnv+"="+ws)
-	cmd.ExtraFiles = []*os.File{secret} // descriptor 3 of the child, without close-on-exec
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	// The command's own: 0-2, and 3 for the directory ls reads.
-	if got := strings.TrimSpace(string(out)); got != "0, 1, 2, 3" {
-		t.Errorf("descriptors in the sandboxed command: %q (want 0-3 only; the inherited file leaked)", got)
-	}
-}
-
-func TestHelperExitCode(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, helperArg, "garbage", "--", "true")
-	out, err := cmd.CombinedOutput()
-	if cmd.ProcessState == nil {
-		t.Fatal(err)
-	}
-	if code := cmd.ProcessState.ExitCode(); code != helperExitCode || !strings.Contains(string(out), "nova sandbox: decode sandbox policy") {
-		t.Errorf("exit code %d, output %q", code, out)
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			realSandbox(t, kind, Policy{Workspace: workspace(t)}) // skips where there is none
+			secret, err := os.Create(filepath.Join(t.TempDir(), "outside"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer secret.Close()
+			cmd := exec.Command(exe, "-test.run=^$")
+			cmd.Env = append(os.Environ(), inheritEnv+"="+kind+"|"+workspace(t))
+			cmd.ExtraFiles = []*os.File{secret} // descriptor 3 of the child, without close-on-exec
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("child: %v\n%s", err, out)
+			}
+			// The command's own: 0-2, and 3 for the directory ls reads.
+			if got := strings.TrimSpace(string(out)); got != "0, 1, 2, 3" {
+				t.Errorf("descriptors in the sandboxed command: %q (want 0-3 only; the inherited file leaked)", got)
+			}
+		})
 	}
 }
 
@@ -614,5 +589,70 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, data, 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Landlock confines one thread, which starts the command and then ends;
+// NovaCode itself must stay unconfined. After many concurrent Landlock
+// commands no thread of this process carries a seccomp filter or
+// no_new_privs, files outside the workspace can still be written from many
+// goroutines, sockets can still be opened, and a command started without
+// the sandbox can write outside.
+func TestLandlockLeavesTheProcessUnconfined(t *testing.T) {
+	ws := workspace(t)
+	s := realSandbox(t, KindLandlock, Policy{Workspace: ws})
+	outside := t.TempDir()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, code := runIn(t, s, ws, fmt.Sprintf("echo %d > in%d && ! echo x > %s/evil%d", i, i, outside, i)); code != 0 {
+				t.Errorf("confined command %d: code %d, output %q", i, code, out)
+			}
+		}()
+	}
+	wg.Wait()
+
+	confinedThreads := func() []string {
+		var bad []string
+		tasks, _ := filepath.Glob("/proc/self/task/*/status")
+		for _, task := range tasks {
+			b, err := os.ReadFile(task)
+			if err != nil {
+				continue // the thread ended
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				k, v, _ := strings.Cut(line, ":")
+				if (k == "Seccomp" || k == "NoNewPrivs") && strings.TrimSpace(v) != "0" {
+					bad = append(bad, task+": "+line)
+				}
+			}
+		}
+		return bad
+	}
+	// A locked thread ends when its goroutine returns; wait for that.
+	waitFor(t, func() bool { return len(confinedThreads()) == 0 }, "the confined threads to end")
+
+	for i := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread() // spread over threads the runtime has
+			defer runtime.UnlockOSThread()
+			if err := os.WriteFile(filepath.Join(outside, fmt.Sprintf("nova%d", i)), []byte("x"), 0o600); err != nil {
+				t.Errorf("NovaCode cannot write outside the workspace: %v", err)
+			}
+			ln, err := net.Listen("unix", filepath.Join(outside, fmt.Sprintf("s%d.sock", i)))
+			if err != nil {
+				t.Errorf("NovaCode cannot open a unix socket: %v", err)
+				return
+			}
+			ln.Close()
+		}()
+	}
+	wg.Wait()
+	if out, err := exec.Command("bash", "-c", "echo x > "+outside+"/plain").CombinedOutput(); err != nil {
+		t.Errorf("an unsandboxed command cannot write outside: %v %s", err, out)
 	}
 }

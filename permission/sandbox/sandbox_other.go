@@ -5,13 +5,20 @@ package sandbox
 import (
 	"errors"
 	"os"
+	"os/exec"
 )
 
 var errNotLinux = errors.New("sandboxing needs Linux")
 
 func landlockABI() int { return 0 }
 
-func execLandlock(helperSpec, []string) error { return errNotLinux }
+type rulesetFD struct{}
+
+func (rulesetFD) close() {}
+
+func landlockRuleset([]string, bool) (rulesetFD, error) { return rulesetFD{}, errNotLinux }
+
+func startOnConfinedThread(*exec.Cmd, rulesetFD, bool) error { return errNotLinux }
 
 func seccompFile() (*os.File, error) { return nil, nil }
 

@@ -20,13 +20,10 @@ import (
 const dialEnv = "NOVA_SANDBOX_TEST_DIAL_UNIX"
 
 func TestMain(m *testing.M) {
-	// The Landlock sandbox re-executes the test binary as its helper, as
-	// it re-executes nova in production.
-	if handled, code := MaybeRunHelper(); handled {
-		os.Exit(code)
-	}
-	if ws := os.Getenv(inheritEnv); ws != "" {
-		os.Exit(listSandboxedFDs(ws))
+	// As nova's main does: nothing inherited reaches a command.
+	InitProcess()
+	if spec := os.Getenv(inheritEnv); spec != "" {
+		os.Exit(listSandboxedFDs(spec))
 	}
 	if path := os.Getenv(dialEnv); path != "" {
 		c, err := net.Dial("unix", path)
@@ -62,7 +59,7 @@ func TestParseMode(t *testing.T) {
 }
 
 // fakeProbes describes a machine without running anything.
-func fakeProbes(bwrap bool, probeErr error, abi int, wired bool) probes {
+func fakeProbes(bwrap bool, probeErr error, abi int) probes {
 	return probes{
 		lookPath: func(string) (string, error) {
 			if !bwrap {
@@ -72,8 +69,6 @@ func fakeProbes(bwrap bool, probeErr error, abi int, wired bool) probes {
 		},
 		probeBwrap:  func(string, []string) error { return probeErr },
 		landlockABI: func() int { return abi },
-		executable:  func() (string, error) { return "/opt/nova", nil },
-		helperWired: func() bool { return wired },
 	}
 }
 
@@ -88,16 +83,15 @@ func TestNewChoosesBackend(t *testing.T) {
 		wantNotice string // substring; "" means the notice must be empty
 		wantErr    string // substring
 	}{
-		{name: "bubblewrap first", mode: ModeAuto, pr: fakeProbes(true, nil, 5, true), wantKind: KindBubblewrap},
-		{name: "bubblewrap when on", mode: ModeOn, pr: fakeProbes(true, nil, 0, false), wantKind: KindBubblewrap},
-		{name: "landlock without bwrap", mode: ModeAuto, pr: fakeProbes(false, nil, 3, true), wantKind: KindLandlock},
-		{name: "landlock when bwrap fails", mode: ModeOn, pr: fakeProbes(true, noNS, 1, true), wantKind: KindLandlock},
-		{name: "none", mode: ModeAuto, pr: fakeProbes(false, nil, 0, true), wantKind: KindNone, wantNotice: "install bubblewrap"},
-		{name: "none says why bwrap failed", mode: ModeAuto, pr: fakeProbes(true, noNS, 0, true), wantKind: KindNone, wantNotice: "No permissions to create new namespace"},
-		{name: "landlock needs the helper", mode: ModeAuto, pr: fakeProbes(false, nil, 6, false), wantKind: KindNone, wantNotice: "MaybeRunHelper"},
-		{name: "on without backend", mode: ModeOn, pr: fakeProbes(false, nil, 0, true), wantErr: "apt-get install bubblewrap"},
-		{name: "off", mode: ModeOff, pr: fakeProbes(true, nil, 5, true), wantKind: KindNone},
-		{name: "unknown mode", mode: "maybe", pr: fakeProbes(true, nil, 5, true), wantErr: "unknown mode"},
+		{name: "bubblewrap first", mode: ModeAuto, pr: fakeProbes(true, nil, 5), wantKind: KindBubblewrap},
+		{name: "bubblewrap when on", mode: ModeOn, pr: fakeProbes(true, nil, 0), wantKind: KindBubblewrap},
+		{name: "landlock without bwrap", mode: ModeAuto, pr: fakeProbes(false, nil, 3), wantKind: KindLandlock},
+		{name: "landlock when bwrap fails", mode: ModeOn, pr: fakeProbes(true, noNS, 1), wantKind: KindLandlock},
+		{name: "none", mode: ModeAuto, pr: fakeProbes(false, nil, 0), wantKind: KindNone, wantNotice: "install bubblewrap"},
+		{name: "none says why bwrap failed", mode: ModeAuto, pr: fakeProbes(true, noNS, 0), wantKind: KindNone, wantNotice: "No permissions to create new namespace"},
+		{name: "on without backend", mode: ModeOn, pr: fakeProbes(false, nil, 0), wantErr: "apt-get install bubblewrap"},
+		{name: "off", mode: ModeOff, pr: fakeProbes(true, nil, 5), wantKind: KindNone},
+		{name: "unknown mode", mode: "maybe", pr: fakeProbes(true, nil, 5), wantErr: "unknown mode"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,7 +134,7 @@ func TestNewPolicyErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := newSandbox(ModeAuto, tt.p, fakeProbes(true, nil, 0, true))
+			_, err := newSandbox(ModeAuto, tt.p, fakeProbes(true, nil, 0))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v, want one containing %q", err, tt.want)
 			}
@@ -148,18 +142,21 @@ func TestNewPolicyErrors(t *testing.T) {
 	}
 }
 
-func TestNoneWrapsNothing(t *testing.T) {
+func TestNoneStartsAsIs(t *testing.T) {
 	s, err := New(ModeOff, Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := []string{"bash", "-c", "echo hi"}
-	got, files, err := s.Wrap(argv, "/somewhere")
-	if err != nil || files != nil {
-		t.Fatal(files, err)
+	cmd := exec.Command("true")
+	path, args := cmd.Path, cmd.Args
+	if err := s.Start(cmd); err != nil {
+		t.Fatal(err)
 	}
-	if d := cmp.Diff(argv, got); d != "" {
-		t.Errorf("Wrap changed argv (-want +got):\n%s", d)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Path != path || !slices.Equal(cmd.Args, args) || cmd.ExtraFiles != nil {
+		t.Errorf("Start changed the command: %q %q", cmd.Path, cmd.Args)
 	}
 	if s.Kind() != KindNone || s.Notice() != "" {
 		t.Errorf("Kind, Notice = %q, %q", s.Kind(), s.Notice())
@@ -168,14 +165,37 @@ func TestNoneWrapsNothing(t *testing.T) {
 
 func TestNilSandbox(t *testing.T) {
 	var s *Sandbox
-	argv, files, err := s.Wrap([]string{"true"}, "/")
-	if err != nil || len(argv) != 1 || files != nil || s.Kind() != KindNone || s.Notice() != "" || s.Describe() == "" || s.Close() != nil {
-		t.Errorf("nil Sandbox: Wrap = %q, %v; Kind %q", argv, err, s.Kind())
+	cmd := exec.Command("true")
+	if err := s.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if s.Kind() != KindNone || s.Notice() != "" || s.Describe() == "" || s.Close() != nil {
+		t.Errorf("nil Sandbox: Kind %q", s.Kind())
+	}
+}
+
+func TestStartRefusesWhatItCannotKeep(t *testing.T) {
+	s, err := newSandbox(ModeOn, Policy{Workspace: workspace(t)}, fakeProbes(true, nil, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := exec.Command("true")
+	if err := started.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started.Wait()
+	withFiles := exec.Command("true")
+	withFiles.ExtraFiles = []*os.File{os.Stdin}
+	for name, cmd := range map[string]*exec.Cmd{"started": started, "extra files": withFiles, "no argv": {}} {
+		if err := s.Start(cmd); err == nil {
+			t.Errorf("%s: Start accepted it", name)
+		}
 	}
 }
 
 func TestLandlockTempDirRemovedOnClose(t *testing.T) {
-	s, err := newSandbox(ModeAuto, Policy{Workspace: workspace(t)}, fakeProbes(false, nil, 3, true))
+	s, err := newSandbox(ModeAuto, Policy{Workspace: workspace(t)}, fakeProbes(false, nil, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,61 +211,34 @@ func TestLandlockTempDirRemovedOnClose(t *testing.T) {
 	}
 }
 
-func TestWrapArgv(t *testing.T) {
+// TestBubblewrapArgv: the command becomes bwrap's, the shell's argv at
+// its end, the socket filter on descriptor 3.
+func TestBubblewrapArgv(t *testing.T) {
 	ws := workspace(t)
-	tests := []struct {
-		name  string
-		pr    probes
-		check func(t *testing.T, argv []string, files []*os.File)
-	}{
-		{"bubblewrap, started directly", fakeProbes(true, nil, 0, true), func(t *testing.T, argv []string, files []*os.File) {
-			if argv[0] != "/usr/bin/bwrap" || !contains(argv, "--unshare-net") {
-				t.Errorf("argv = %q", argv)
-			}
-			if seccompSupported {
-				// The socket filter arrives on descriptor 3: the first file.
-				if !contains(argv, "--seccomp") || argv[slices.Index(argv, "--seccomp")+1] != "3" || len(files) != 1 {
-					t.Errorf("no filter on descriptor 3: argv %q, %d files", argv, len(files))
-				}
-			}
-		}},
-		{"bubblewrap without the helper is the same", fakeProbes(true, nil, 0, false), func(t *testing.T, argv []string, files []*os.File) {
-			if argv[0] != "/usr/bin/bwrap" || (seccompSupported && len(files) != 1) {
-				t.Errorf("argv = %q, %d files", argv, len(files))
-			}
-		}},
-		{"landlock", fakeProbes(false, nil, 4, true), func(t *testing.T, argv []string, files []*os.File) {
-			spec, err := decodeSpec(argv[2])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if spec.Backend != KindLandlock || spec.Dir != ws || spec.Writable[0] != ws || spec.TempDir == "" {
-				t.Errorf("spec = %+v", spec)
-			}
-		}},
+	s, err := newSandbox(ModeOn, Policy{Workspace: ws}, fakeProbes(true, nil, 0))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := newSandbox(ModeOn, Policy{Workspace: ws}, tt.pr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			argv, files, err := s.Wrap([]string{"bash", "-c", "echo hi"}, ws)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer closeAll(files)
-			if d := cmp.Diff([]string{"bash", "-c", "echo hi"}, argv[len(argv)-3:]); d != "" {
-				t.Errorf("command not at the end (-want +got):\n%s", d)
-			}
-			tt.check(t, argv, files)
-		})
+	argv, files, err := s.wrapBwrap([]string{"bash", "-c", "echo hi"}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll(files)
+	if argv[0] != "/usr/bin/bwrap" || !contains(argv, "--unshare-net") {
+		t.Errorf("argv = %q", argv)
+	}
+	if d := cmp.Diff([]string{"--", "bash", "-c", "echo hi"}, argv[len(argv)-4:]); d != "" {
+		t.Errorf("command not at the end (-want +got):\n%s", d)
+	}
+	if seccompSupported {
+		if i := slices.Index(argv, "--seccomp"); i < 0 || argv[i+1] != "3" || len(files) != 1 {
+			t.Errorf("no filter on descriptor 3: argv %q, %d files", argv, len(files))
+		}
 	}
 }
 
-func TestWrapFailsWhenWorkspaceIsGone(t *testing.T) {
-	for _, pr := range []probes{fakeProbes(true, nil, 0, true), fakeProbes(false, nil, 4, true)} {
+func TestStartFailsWhenWorkspaceIsGone(t *testing.T) {
+	for _, pr := range []probes{fakeProbes(true, nil, 0), fakeProbes(false, nil, 4)} {
 		ws := workspace(t)
 		s, err := newSandbox(ModeOn, Policy{Workspace: ws}, pr)
 		if err != nil {
@@ -255,8 +248,10 @@ func TestWrapFailsWhenWorkspaceIsGone(t *testing.T) {
 		if err := os.RemoveAll(ws); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.Wrap([]string{"true"}, ws); err == nil {
-			t.Errorf("%s: Wrap succeeded without a workspace", s.Kind())
+		cmd := exec.Command("true")
+		if err := s.Start(cmd); err == nil {
+			cmd.Wait()
+			t.Errorf("%s: Start succeeded without a workspace", s.Kind())
 		}
 	}
 }
@@ -364,29 +359,6 @@ func TestGitDirs(t *testing.T) {
 	}
 }
 
-func TestRunHelperErrors(t *testing.T) {
-	bad, _ := helperSpec{Backend: "chroot"}.encode()
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"no command", []string{"x", "--"}, "usage"},
-		{"no separator", []string{"x", "true", "y"}, "usage"},
-		{"not base64", []string{"%%%", "--", "true"}, "decode sandbox policy"},
-		{"not JSON", []string{"bm90IGpzb24", "--", "true"}, "decode sandbox policy"},
-		{"unknown backend", []string{bad, "--", "true"}, "unknown sandbox backend"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := runHelper(tt.args)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("runHelper error = %v, want one containing %q", err, tt.want)
-			}
-		})
-	}
-}
-
 func TestSetEnv(t *testing.T) {
 	got := setEnv([]string{"A=1", "TMPDIR=/x", "TMPDIRX=2", "TMPDIR=/y"}, "TMPDIR", "/z")
 	if d := cmp.Diff([]string{"A=1", "TMPDIRX=2", "TMPDIR=/z"}, got); d != "" {
@@ -423,28 +395,31 @@ func contains(list []string, s string) bool {
 }
 
 // inheritEnv makes the test binary, started with an extra descriptor (3),
-// call MaybeRunHelper as nova's main does and then list the descriptors a
+// call InitProcess as nova's main does and then list the descriptors a
 // sandboxed command has.
 const inheritEnv = "NOVA_SANDBOX_TEST_INHERIT"
 
 // listSandboxedFDs runs in the child of TestInheritedDescriptorsDoNotReachCommands.
-func listSandboxedFDs(ws string) int {
-	s, err := New(ModeAuto, Policy{Workspace: ws})
-	if err != nil || s.Kind() != KindBubblewrap {
-		fmt.Fprintln(os.Stderr, "no bubblewrap sandbox:", err)
+// The variable holds the kind of sandbox and the workspace: "kind|ws".
+func listSandboxedFDs(spec string) int {
+	kind, ws, _ := strings.Cut(spec, "|")
+	pr := systemProbes()
+	if kind == KindLandlock {
+		pr.lookPath = func(string) (string, error) { return "", exec.ErrNotFound }
+	}
+	s, err := newSandbox(ModeAuto, Policy{Workspace: ws}, pr)
+	if err != nil || s.Kind() != kind {
+		fmt.Fprintln(os.Stderr, "no sandbox of kind", kind, err)
 		return 1
 	}
-	argv, files, err := s.Wrap([]string{"bash", "-c", "exec ls -m /proc/self/fd"}, ws)
-	if err != nil {
+	defer s.Close()
+	cmd := exec.Command("bash", "-c", "exec ls -m /proc/self/fd")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := s.Start(cmd); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.ExtraFiles = files
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	err = cmd.Run()
-	closeAll(files)
-	if err != nil {
+	if err := cmd.Wait(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

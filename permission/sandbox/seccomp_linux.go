@@ -166,18 +166,16 @@ func filterBytes(prog []unix.SockFilter) []byte {
 	return out
 }
 
-// installSocketFilter applies the filter to every thread of this process;
-// the command it executes inherits it.
+// installSocketFilter applies the filter to the calling thread only (no
+// TSYNC): that thread starts the command, which inherits it, and the rest
+// of NovaCode stays unfiltered. The thread must have no_new_privs.
 func installSocketFilter(rule socketRule) error {
 	prog := socketFilter(rule)
 	if prog == nil {
 		return nil
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("install seccomp filter: no_new_privs: %w", err)
-	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
 	if errno != 0 {
 		return fmt.Errorf("install seccomp filter: %w", errno)
 	}
@@ -213,8 +211,7 @@ func seccompFile() (*os.File, error) {
 // (a shell, an IDE). Go's os/exec hands every descriptor without the flag
 // down to the commands it starts, and a descriptor open on a file outside
 // the sandbox would let a command write through it whatever the mounts or
-// Landlock say. MaybeRunHelper calls it once at start; the Landlock helper
-// again before it executes the command.
+// Landlock say. InitProcess calls it once at start.
 func closeInheritedFDs() {
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err == nil {
 		return

@@ -65,29 +65,8 @@ func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, err
 	if _, err := exec.LookPath(shell); err != nil {
 		shell = "sh"
 	}
-	argv := []string{shell, "-c", in.Command}
-	var files []*os.File
-	if env.Sandbox != nil {
-		// The sandbox's wrapper (bwrap, or NovaCode re-executed as the
-		// Landlock helper, which execs the confined shell in its own
-		// place) is the process started below: it leads the process
-		// group, so killGroup still reaches the whole command.
-		wrapped, fs, err := env.Sandbox.Wrap(argv, env.Dir)
-		if err != nil {
-			return tool.Errorf("The sandbox (%s) could not start, so the command was not run: %v", env.Sandbox.Describe(), err), nil
-		}
-		argv, files = wrapped, fs
-	}
-	// The child holds its own copies once started; ours only keep pipes
-	// (the sandbox's filter) from reaching EOF.
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
 	out := newHeadTail(maxToolOutput)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.ExtraFiles = files
+	cmd := exec.Command(shell, "-c", in.Command)
 	cmd.Dir = env.Dir
 	// Git would otherwise try to prompt for credentials on a terminal the
 	// command does not have.
@@ -97,8 +76,15 @@ func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, err
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = bashOutputGrace
 	setProcessGroup(cmd) // Stdin stays nil, which exec connects to /dev/null.
-	if err := cmd.Start(); err != nil {
-		return tool.Errorf("Cannot start %s: %v", argv[0], err), nil
+	if env.Sandbox != nil {
+		// The process the sandbox starts (bwrap, or the shell itself under
+		// Landlock) leads the process group, so killGroup still reaches
+		// the whole command.
+		if err := env.Sandbox.Start(cmd); err != nil {
+			return tool.Errorf("The sandbox (%s) could not start, so the command was not run: %v", env.Sandbox.Describe(), err), nil
+		}
+	} else if err := cmd.Start(); err != nil {
+		return tool.Errorf("Cannot start %s: %v", shell, err), nil
 	}
 
 	done := make(chan error, 1)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,15 +20,6 @@ import (
 	"github.com/novacode/nova/tool"
 )
 
-// The real sandbox re-executes the running binary as its helper, as nova's
-// main does; init runs before TestMain, so the helper never reaches the
-// test framework.
-func init() {
-	if handled, code := sandbox.MaybeRunHelper(); handled {
-		os.Exit(code)
-	}
-}
-
 // fakeSandbox records what Bash asks it to wrap and runs the command under
 // env, so the wrapping is visible in the output.
 type fakeSandbox struct {
@@ -37,22 +29,26 @@ type fakeSandbox struct {
 	describes string
 }
 
-// Wrap hands the command a pipe as descriptor 3, as the bubblewrap sandbox
-// hands bwrap its filter, and the wrapper reads SANDBOXED from it: the
-// output shows that Bash passed the file on.
-func (f *fakeSandbox) Wrap(argv []string, dir string) ([]string, []*os.File, error) {
-	f.gotArgv, f.gotDir = argv, dir
+// Start starts the command under a wrapper that sets SANDBOXED, handing
+// it a pipe as descriptor 3 as the bubblewrap sandbox hands bwrap its
+// filter: the output shows the command went through the sandbox's Start.
+func (f *fakeSandbox) Start(cmd *exec.Cmd) error {
+	f.gotArgv, f.gotDir = cmd.Args, cmd.Dir
 	if f.err != nil {
-		return nil, nil, f.err
+		return f.err
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
+	defer r.Close()
 	w.WriteString("yes\n")
 	w.Close()
 	wrapper := []string{"bash", "-c", `read -r SANDBOXED <&3 && exec 3<&- && export SANDBOXED && exec "$@"`, "wrapper"}
-	return append(wrapper, argv...), []*os.File{r}, nil
+	cmd.Args = append(wrapper, cmd.Args...)
+	cmd.Path = "/bin/bash"
+	cmd.ExtraFiles = []*os.File{r}
+	return cmd.Start()
 }
 
 func (f *fakeSandbox) Describe() string { return f.describes }
