@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,7 +23,7 @@ func keystrokeLatency(ctx context.Context, nova string, samples int) (string, er
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return head + "Skipped: tmux is not installed.\n\n", nil
 	}
-	abs, err := filepath.Abs(nova)
+	abs, err := absBin(nova)
 	if err != nil {
 		return "", err
 	}
@@ -41,33 +40,12 @@ func keystrokeLatency(ctx context.Context, nova string, samples int) (string, er
 	defer srv.Close()
 
 	measure := func(socket, command, ready string, keys []string) ([]time.Duration, error) {
-		tmux := func(args ...string) (string, error) {
-			out, err := exec.CommandContext(ctx, "tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
-			if err != nil {
-				return string(out), fmt.Errorf("tmux %s: %v: %s", args[0], err, out)
-			}
-			return string(out), nil
-		}
-		if _, err := tmux("new-session", "-d", "-x", "80", "-y", "24", command); err != nil {
+		p, err := startPane(ctx, socket, command)
+		if err != nil {
 			return nil, err
 		}
-		defer exec.Command("tmux", "-L", socket, "kill-server").Run()
-		waitFor := func(want string) error {
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				scr, err := tmux("capture-pane", "-p")
-				if err != nil {
-					return err
-				}
-				if strings.Contains(scr, want) {
-					return nil
-				}
-				if time.Now().After(deadline) {
-					return fmt.Errorf("pane never showed %q:\n%s", want, scr)
-				}
-			}
-		}
-		if err := waitFor(ready); err != nil {
+		defer p.close()
+		if _, err := p.waitFor(ready, 0, 30*time.Second); err != nil {
 			return nil, err
 		}
 		var out []time.Duration
@@ -79,10 +57,11 @@ func keystrokeLatency(ctx context.Context, nova string, samples int) (string, er
 			time.Sleep(typingGap)
 			typed += k
 			start := time.Now()
-			if _, err := tmux("send-keys", "-l", k); err != nil {
+			if _, err := p.tmux("send-keys", "-l", k); err != nil {
 				return nil, err
 			}
-			if err := waitFor(typed); err != nil {
+			// Polled as fast as tmux answers: the poll is the resolution.
+			if _, err := p.waitFor(typed, 0, 30*time.Second); err != nil {
 				return nil, err
 			}
 			out = append(out, time.Since(start))
@@ -97,13 +76,7 @@ func keystrokeLatency(ctx context.Context, nova string, samples int) (string, er
 	if err != nil {
 		return "", fmt.Errorf("baseline: %w", err)
 	}
-	var sh strings.Builder
-	fmt.Fprintf(&sh, "cd %s && exec env", shQuote(home))
-	for _, kv := range novaEnv(srv, home) {
-		sh.WriteString(" " + shQuote(kv))
-	}
-	sh.WriteString(" " + shQuote(abs) + " " + shQuote("write a long text"))
-	got, err := measure("novabench-keys-nova", sh.String(), "Streaming words", keys)
+	got, err := measure("novabench-keys-nova", novaCommand(srv, home, abs, "write a long text"), "Streaming words", keys)
 	if err != nil {
 		return "", fmt.Errorf("nova: %w", err)
 	}
@@ -111,19 +84,18 @@ func keystrokeLatency(ctx context.Context, nova string, samples int) (string, er
 	// free-running 60 Hz ticker: a key waits for the next tick.
 	var upstream []time.Duration
 	if *novaUpstream != "" {
-		absUp, err := filepath.Abs(*novaUpstream)
+		absUp, err := absBin(*novaUpstream)
 		if err != nil {
 			return "", err
 		}
-		upCmd := strings.Replace(sh.String(), " "+shQuote(abs)+" ", " "+shQuote(absUp)+" ", 1)
+		upCmd := novaCommand(srv, home, absUp, "write a long text")
 		if upstream, err = measure("novabench-keys-up", upCmd, "Streaming words", keys); err != nil {
 			return "", fmt.Errorf("nova on upstream Bubble Tea: %w", err)
 		}
 	}
 	// The same with nothing streaming: the frame is drawn on demand, so a
 	// key after a quiet moment is drawn at once.
-	idleCmd := strings.TrimSuffix(sh.String(), " "+shQuote("write a long text"))
-	idle, err := measure("novabench-keys-idle", idleCmd, "default", keys)
+	idle, err := measure("novabench-keys-idle", novaCommand(srv, home, abs), "default", keys)
 	if err != nil {
 		return "", fmt.Errorf("nova idle: %w", err)
 	}

@@ -22,7 +22,7 @@ import (
 // the process's resident memory once the last answer is on screen.
 func tuiMemory(ctx context.Context, nova string, n int) (procMem, error) {
 	var zero procMem
-	abs, err := filepath.Abs(nova)
+	abs, err := absBin(nova)
 	if err != nil {
 		return zero, err
 	}
@@ -47,47 +47,15 @@ func tuiMemory(ctx context.Context, nova string, n int) (procMem, error) {
 	srv := llmtest.NewServer(turns...)
 	defer srv.Close()
 
-	socket := "novabench-mem-" + strconv.Itoa(n)
-	tmux := func(args ...string) (string, error) {
-		out, err := exec.CommandContext(ctx, "tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
-		if err != nil {
-			return string(out), fmt.Errorf("tmux %s: %v: %s", args[0], err, out)
-		}
-		return string(out), nil
-	}
-	var sh strings.Builder
-	fmt.Fprintf(&sh, "cd %s && exec env", shQuote(home))
-	for _, kv := range novaEnv(srv, home) {
-		sh.WriteString(" " + shQuote(kv))
-	}
-	sh.WriteString(" " + shQuote(abs) + " " + shQuote("check the notes step by step"))
-	if _, err := tmux("new-session", "-d", "-x", "80", "-y", "24", sh.String()); err != nil {
-		return zero, err
-	}
-	defer exec.Command("tmux", "-L", socket, "kill-server").Run()
-	deadline := time.Now().Add(10 * time.Minute)
-	for {
-		scr, err := tmux("capture-pane", "-p")
-		if err != nil {
-			return zero, err
-		}
-		if strings.Contains(scr, "All steps finished.") {
-			break
-		}
-		if time.Now().After(deadline) {
-			return zero, fmt.Errorf("session of %d messages did not finish in 10 min; pane:\n%s", n, scr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	out, err := tmux("list-panes", "-F", "#{pane_pid}")
+	p, err := startPane(ctx, "novabench-mem-"+strconv.Itoa(n), novaCommand(srv, home, abs, "check the notes step by step"))
 	if err != nil {
 		return zero, err
 	}
-	panePID, err := strconv.Atoi(strings.TrimSpace(out))
-	if err != nil {
-		return zero, err
+	defer p.close()
+	if _, err := p.waitFor("All steps finished.", 100*time.Millisecond, 10*time.Minute); err != nil {
+		return zero, fmt.Errorf("session of %d messages: %w", n, err)
 	}
-	pid, err := findProc(panePID, abs)
+	pid, err := p.pid(abs)
 	if err != nil {
 		return zero, err
 	}

@@ -33,7 +33,7 @@ func idleTUI(ctx context.Context, nova, baseline string) (string, error) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return head + "Skipped: tmux is not installed.\n\n", nil
 	}
-	abs, err := filepath.Abs(nova)
+	abs, err := absBin(nova)
 	if err != nil {
 		return "", err
 	}
@@ -45,47 +45,16 @@ func idleTUI(ctx context.Context, nova, baseline string) (string, error) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 
-	tmux := func(args ...string) ([]byte, error) {
-		out, err := exec.CommandContext(ctx, "tmux", append([]string{"-L", idleSocket}, args...)...).CombinedOutput()
-		if err != nil {
-			return out, fmt.Errorf("tmux %s: %v: %s", args[0], err, out)
-		}
-		return out, nil
-	}
-	var sh strings.Builder
-	fmt.Fprintf(&sh, "cd %s && exec env", shQuote(home))
-	for _, kv := range novaEnv(srv, home) {
-		sh.WriteString(" " + shQuote(kv))
-	}
-	sh.WriteString(" " + shQuote(abs))
-	if _, err := tmux("new-session", "-d", "-x", "80", "-y", "24", sh.String()); err != nil {
+	p, err := startPane(ctx, idleSocket, novaCommand(srv, home, abs))
+	if err != nil {
 		return "", err
 	}
-	defer exec.Command("tmux", "-L", idleSocket, "kill-server").Run()
-
+	defer p.close()
 	// The status line shows the permission mode once the first frame is drawn.
-	var screen string
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(screen, "default") {
-		if time.Now().After(deadline) {
-			return "", fmt.Errorf("idle TUI: no status line after 30 s; pane:\n%s", screen)
-		}
-		time.Sleep(50 * time.Millisecond)
-		out, err := tmux("capture-pane", "-p")
-		if err != nil {
-			return "", err
-		}
-		screen = string(out)
+	if _, err := p.waitFor("default", 50*time.Millisecond, 30*time.Second); err != nil {
+		return "", fmt.Errorf("idle TUI: %w", err)
 	}
-	out, err := tmux("list-panes", "-F", "#{pane_pid}")
-	if err != nil {
-		return "", err
-	}
-	panePID, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil {
-		return "", fmt.Errorf("pane pid %q: %v", out, err)
-	}
-	pid, err := findProc(panePID, abs)
+	pid, err := p.pid(abs)
 	if err != nil {
 		return "", err
 	}
@@ -170,38 +139,19 @@ func idleSample(pid int) (idleUse, error) {
 // upstream Bubble Tea, whose renderer ticks at its frame rate for life.
 func idleBaseline(ctx context.Context, bin string) (idleUse, error) {
 	var zero idleUse
-	abs, err := filepath.Abs(bin)
+	abs, err := absBin(bin)
 	if err != nil {
 		return zero, err
 	}
-	const socket = "novabench-idlebase"
-	tmux := func(args ...string) ([]byte, error) {
-		return exec.CommandContext(ctx, "tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
-	}
-	if out, err := tmux("new-session", "-d", "-x", "80", "-y", "24", shQuote(abs)); err != nil {
-		return zero, fmt.Errorf("tmux: %v: %s", err, out)
-	}
-	defer exec.Command("tmux", "-L", socket, "kill-server").Run()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, _ := tmux("capture-pane", "-p")
-		if strings.Contains(string(out), "idle baseline") {
-			break
-		}
-		if time.Now().After(deadline) {
-			return zero, fmt.Errorf("baseline never drew: %s", out)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	out, err := tmux("list-panes", "-F", "#{pane_pid}")
+	p, err := startPane(ctx, "novabench-idlebase", shQuote(abs))
 	if err != nil {
 		return zero, err
 	}
-	panePID, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil {
+	defer p.close()
+	if _, err := p.waitFor("idle baseline", 50*time.Millisecond, 30*time.Second); err != nil {
 		return zero, err
 	}
-	pid, err := findProc(panePID, abs)
+	pid, err := p.pid(abs)
 	if err != nil {
 		return zero, err
 	}
