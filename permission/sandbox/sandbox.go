@@ -23,9 +23,10 @@
 //   - Landlock (Linux 5.13+), where bwrap is missing or cannot create
 //     namespaces: one thread of NovaCode, set apart for the purpose, takes
 //     a Landlock ruleset and forks the command, which inherits it (see
-//     Start); NovaCode itself stays unconfined. Landlock cannot make a part of a writable directory
-//     read-only, so .git/hooks, .git/config and .novacode are not protected,
-//     and there is no private /tmp: TMPDIR is the only temp dir writable.
+//     Start); NovaCode itself stays unconfined. Landlock cannot make a part
+//     of a writable directory read-only, so .git/hooks, .git/config and
+//     .novacode are not protected, and there is no private /tmp: TMPDIR is
+//     the only temp dir writable.
 //     Processes a command leaves in the background outlive it, as they do
 //     unsandboxed, and a command can signal only processes of its own
 //     sandbox (so not those an earlier command left behind).
