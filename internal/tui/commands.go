@@ -143,7 +143,8 @@ func (m *Model) slash(text string) tea.Cmd {
 			m.addText(kindError, "unknown command /"+name+" (try /help)")
 			return nil
 		}
-		return m.prompt(expand(tmpl, args))
+		p := expand(tmpl, args)
+		return m.prompt(p, p)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"image/color"
 	"regexp"
 	"strings"
@@ -162,5 +163,58 @@ func TestToolCardPathsRelativeToWorkDir(t *testing.T) {
 		if !strings.Contains(screen, want) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
 		}
+	}
+}
+
+// A large paste becomes a placeholder in the input and in the timeline,
+// and the run gets every line of it, far past what the input widget would
+// hold (10,000 lines); history recalls the placeholder, which still
+// expands. A small paste goes in as typed.
+func TestLargePasteIsKeptWhole(t *testing.T) {
+	f := newFake()
+	m := plainModel(Options{Model: "m1", Mode: "default", Runner: f})
+	defer m.Close()
+	var big strings.Builder
+	for i := range 25000 {
+		fmt.Fprintf(&big, "log line %d\n", i)
+	}
+	m.Update(tea.PasteMsg{Content: "small\npaste"})
+	if got := m.input.Value(); got != "small\npaste" {
+		t.Fatalf("a small paste became %q", got)
+	}
+	m.input.Reset()
+	typeText(m, "why does this fail? ")
+	m.Update(tea.PasteMsg{Content: big.String()})
+	const token = "[Pasted text #1 +25000 lines]"
+	if got := m.input.Value(); got != "why does this fail? "+token {
+		t.Fatalf("input after a large paste: %q", got)
+	}
+	press(m, key(tea.KeyEnter))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		f.mu.Lock()
+		n := len(f.prompts)
+		f.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	f.mu.Lock()
+	got := f.prompts[0]
+	f.mu.Unlock()
+	want := "why does this fail? " + big.String()
+	if got != want {
+		t.Fatalf("the run got %d bytes, want %d (the whole paste)", len(got), len(want))
+	}
+	if !strings.Contains(m.Screen(), token) || strings.Contains(m.Screen(), "log line 24999") {
+		t.Errorf("the timeline should show the placeholder, not the paste:\n%s", m.Screen())
+	}
+	// Recalled from history, the placeholder still stands for the paste.
+	if m.expandPastes(m.history[len(m.history)-1]) != want {
+		t.Error("the history entry no longer expands to the paste")
 	}
 }

@@ -74,7 +74,8 @@ type Model struct {
 	input   textarea.Model
 	comp    completion
 	history []string
-	histPos int // len(history) when not browsing
+	histPos int      // len(history) when not browsing
+	pastes  []string // large pastes; placeholder #n stands for pastes[n-1]
 
 	mode    string
 	model   string
@@ -183,6 +184,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.PasteMsg:
+		if largePaste(msg.Content) && m.perm == nil && m.ques == nil {
+			m.input.InsertString(m.addPaste(msg.Content))
+			m.updateCompletion()
+			m.resize()
+			return m, nil
+		}
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
 		m.updateCompletion()
@@ -374,28 +381,32 @@ func (m *Model) browseHistory(up bool) bool {
 
 // submit handles entered text: a shell command, a slash command or a prompt.
 func (m *Model) submit(text string) tea.Cmd {
+	// History and the timeline keep the placeholders of large pastes; what
+	// runs gets the pasted text.
 	if len(m.history) == 0 || m.history[len(m.history)-1] != text {
 		m.history = append(m.history, text)
 	}
 	m.histPos = len(m.history)
 	m.scroll = 0
+	full := m.expandPastes(text)
 	switch {
-	case strings.HasPrefix(text, "!"):
-		return m.shell(strings.TrimSpace(text[1:]))
-	case strings.HasPrefix(text, "/"):
-		return m.slash(text)
+	case strings.HasPrefix(full, "!"):
+		return m.shell(strings.TrimSpace(full[1:]))
+	case strings.HasPrefix(full, "/"):
+		return m.slash(full)
 	}
-	return m.prompt(text)
+	return m.prompt(text, full)
 }
 
-// prompt starts a run, or queues the prompt behind the active one.
-func (m *Model) prompt(text string) tea.Cmd {
-	m.addText(kindUser, text)
+// prompt shows shown and starts a run with full (the same text with large
+// pastes in place), or queues it behind the active run.
+func (m *Model) prompt(shown, full string) tea.Cmd {
+	m.addText(kindUser, shown)
 	if m.busy {
-		m.queued = append(m.queued, text)
+		m.queued = append(m.queued, full)
 		return nil
 	}
-	return m.start(text)
+	return m.start(full)
 }
 
 // start runs the agent in a goroutine that owns the iterator and hands the
