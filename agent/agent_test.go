@@ -136,7 +136,38 @@ func collect(t *testing.T, a *agent.Agent, ctx context.Context, conv *agent.Conv
 		t.Fatalf("last event is %T, want LoopComplete", evs[len(evs)-1])
 	}
 	checkHistory(t, conv)
+	checkToolDone(t, evs)
 	return evs
+}
+
+// checkToolDone asserts that every call with a tool_result had exactly one
+// tool_done, after its tool_use and before its tool_result.
+func checkToolDone(t *testing.T, evs []event.Event) {
+	t.Helper()
+	type key struct {
+		turn int
+		id   string
+	}
+	used, done := map[key]bool{}, map[key]bool{}
+	for _, e := range evs {
+		switch e := e.(type) {
+		case event.ToolUse:
+			used[key{e.Turn, e.ID}] = true
+		case event.ToolDone:
+			k := key{e.Turn, e.ID}
+			if !used[k] {
+				t.Errorf("tool_done for %v before its tool_use", k)
+			}
+			if done[k] {
+				t.Errorf("two tool_done for %v", k)
+			}
+			done[k] = true
+		case event.ToolResult:
+			if !done[key{e.Turn, e.ID}] {
+				t.Errorf("tool_result for %s (turn %d) without a tool_done before it", e.ID, e.Turn)
+			}
+		}
+	}
 }
 
 // checkHistory asserts every tool_use has exactly one tool_result in the next
@@ -604,4 +635,51 @@ func TestQuestions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A tool that ends while a later call waits for a person is reported done
+// at once (tool_done), not when the whole batch ends: the person is still
+// deciding when it arrives.
+func TestToolDoneWhileAPermissionRequestIsOpen(t *testing.T) {
+	fc := &fakeClient{scripts: [][]step{
+		{call(0, "r", "Look", `{"id":"r","ms":30}`), call(1, "w", "Change", `{"id":"w"}`), end(llm.StopToolUse, 1, 1)},
+		answer("ok"),
+	}}
+	a := newAgent(fc, newProbe())
+	a.Permissions = permission.NewChecker(permission.ModeDefault, nil, nil)
+	conv := agent.NewConversation("s", "", "go")
+	doneSeen := make(chan struct{})
+	answered := make(chan bool, 1) // whether tool_done came before the answer
+	var evs []event.Event
+	for e := range a.Run(context.Background(), conv) {
+		evs = append(evs, e)
+		validateEvent(t, e)
+		switch e := e.(type) {
+		case *event.PermissionRequest:
+			// The person answers once r is shown done, or gives up after
+			// 10 s (a hang guard: the old loop reported r only after the
+			// answer).
+			go func() {
+				select {
+				case <-doneSeen:
+					answered <- true
+				case <-time.After(10 * time.Second):
+					answered <- false
+				}
+				e.Respond(event.Decision{Behavior: event.Allow})
+			}()
+		case event.ToolDone:
+			if e.ID == "r" {
+				if e.IsError || e.DurationMS < 0 {
+					t.Errorf("tool_done for r = %+v", e)
+				}
+				close(doneSeen)
+			}
+		}
+	}
+	if !<-answered {
+		t.Fatal("tool_done for the finished call did not come while the permission request was open")
+	}
+	checkHistory(t, conv)
+	checkToolDone(t, evs)
 }

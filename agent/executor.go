@@ -22,6 +22,10 @@ import (
 //
 // Ownership: the executor owns every task goroutine; wait() returns only when
 // all of them have ended, so none outlives the turn.
+//
+// Completion: a task that ends is queued (after its done channel closes)
+// and notify is signalled; the loop takes the queue with takeDone and turns
+// it into tool_done events. Every submitted task is queued exactly once.
 type executor struct {
 	ctx      context.Context
 	env      *tool.Env
@@ -31,6 +35,11 @@ type executor struct {
 	wg       sync.WaitGroup
 	mu       sync.Mutex // guards barrier and since; submit is called from the loop only, but be explicit
 	tail     barrierState
+
+	doneMu  sync.Mutex // guards ended and running
+	ended   []*task    // tasks that ended since the last takeDone
+	running int        // tasks submitted and not yet queued in ended
+	notify  chan struct{}
 }
 
 type barrierState struct {
@@ -51,7 +60,29 @@ type task struct {
 }
 
 func newExecutor(ctx context.Context, env *tool.Env, now func() time.Time, turn int, snapshot func(int, []string)) *executor {
-	return &executor{ctx: ctx, env: env, now: now, turn: turn, snapshot: snapshot}
+	return &executor{ctx: ctx, env: env, now: now, turn: turn, snapshot: snapshot, notify: make(chan struct{}, 1)}
+}
+
+// ended queues tk as ended and wakes the loop if it is waiting.
+func (x *executor) end(tk *task) {
+	x.doneMu.Lock()
+	x.ended = append(x.ended, tk)
+	x.running--
+	x.doneMu.Unlock()
+	select {
+	case x.notify <- struct{}{}:
+	default: // a wake-up is already pending; it covers this task too
+	}
+}
+
+// takeDone returns the tasks that ended since the last call, in the order
+// they ended, and how many are still running.
+func (x *executor) takeDone() ([]*task, int) {
+	x.doneMu.Lock()
+	defer x.doneMu.Unlock()
+	out := x.ended
+	x.ended = nil
+	return out, x.running
 }
 
 // submit starts call on t as soon as its ordering constraints allow.
@@ -72,9 +103,13 @@ func (x *executor) submit(call ToolCall, t tool.Tool, approved []string) *task {
 	}
 	x.mu.Unlock()
 
+	x.doneMu.Lock()
+	x.running++
+	x.doneMu.Unlock()
 	x.wg.Add(1)
 	go func() {
 		defer x.wg.Done()
+		defer x.end(tk) // after done is closed: the fields are final
 		defer close(tk.done)
 		for _, d := range deps {
 			select {

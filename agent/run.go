@@ -247,11 +247,17 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 			lastKind, lastIdx = llm.BlockToolUse, e.Index
 			// Decide and submit before yielding: the tool starts now, not
 			// after the consumer has rendered the event.
-			calls = append(calls, r.dispatch(exec, call))
+			cs := r.dispatch(exec, call)
+			calls = append(calls, cs)
 			r.emit(event.ToolUse{Turn: r.turn, ID: e.ID, Name: e.Name, Input: input})
+			if cs.decided != nil {
+				r.settled(cs) // refused or answered at once: it will not run
+			}
 		case llm.StreamEnd:
 			end, gotEnd = e, true
 		}
+		// Tools that ended while the model kept talking.
+		r.reportEnded(exec)
 		if r.stopped {
 			break
 		}
@@ -400,6 +406,7 @@ func (a *Agent) toolNames() []string {
 // waits for every tool, applies size control and appends the one results
 // message. extra, if set, is added after the results as text.
 func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callState, extra string) {
+	r.reportEnded(exec)
 	for _, cs := range calls {
 		if !cs.deferred {
 			continue
@@ -407,13 +414,19 @@ func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callStat
 		if ctx.Err() != nil {
 			res := cancelledResult
 			cs.decided = &res
+			r.settled(cs)
 			continue
 		}
 		if cs.question {
-			r.askQuestion(ctx, cs)
+			r.askQuestion(ctx, exec, cs)
+			r.settled(cs)
 			continue
 		}
 		r.askAndRun(ctx, exec, cs)
+	}
+	// Wait for the tools still running, reporting each as it ends.
+	for r.reportEnded(exec) > 0 {
+		<-exec.notify
 	}
 	exec.wait()
 
@@ -474,12 +487,18 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 		return
 	}
 	var d event.Decision
-	select {
-	case d = <-reply.C():
-	case <-ctx.Done():
-		res := cancelledResult
-		cs.decided = &res
-		return
+	for answered := false; !answered; {
+		select {
+		case d = <-reply.C():
+			answered = true
+		case <-exec.notify:
+			r.reportEnded(exec) // tools keep ending while the person decides
+		case <-ctx.Done():
+			res := cancelledResult
+			cs.decided = &res
+			r.settled(cs)
+			return
+		}
 	}
 	if d.Behavior != event.Allow {
 		msg := "The user denied this call."
@@ -488,6 +507,7 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 		}
 		res := tool.Errorf("%s Do not retry it; adjust your approach.", msg)
 		cs.decided, cs.denied = &res, true
+		r.settled(cs)
 		return
 	}
 	if d.Always && r.a.AllowAlways != nil {
@@ -496,11 +516,12 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 	t, _ := r.a.Tools.Get(cs.call.Name)
 	cs.task = exec.submit(cs.call, t, cs.decision.Paths)
 	<-cs.task.done // deferred calls run one by one
+	r.reportEnded(exec)
 }
 
 // askQuestion puts an AskUserQuestion call to the person and turns the
 // answer (or its absence) into the call's result.
-func (r *run) askQuestion(ctx context.Context, cs *callState) {
+func (r *run) askQuestion(ctx context.Context, exec *executor, cs *callState) {
 	var in struct {
 		Question string   `json:"question"`
 		Options  []string `json:"options"`
@@ -524,25 +545,50 @@ func (r *run) askQuestion(ctx context.Context, cs *callState) {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var res tool.Result
-	select {
-	case ans := <-reply.C():
-		var parts []string
-		if ans.Option != "" {
-			parts = append(parts, "chose: "+ans.Option)
+	for answered := false; !answered; {
+		answered = true
+		select {
+		case ans := <-reply.C():
+			var parts []string
+			if ans.Option != "" {
+				parts = append(parts, "chose: "+ans.Option)
+			}
+			if t := strings.TrimSpace(ans.Text); t != "" {
+				parts = append(parts, "said: "+t)
+			}
+			if len(parts) == 0 {
+				parts = append(parts, "gave no answer")
+			}
+			res = tool.Result{Content: "The user " + strings.Join(parts, "; ") + "."}
+		case <-exec.notify:
+			r.reportEnded(exec) // tools keep ending while the person answers
+			answered = false
+		case <-timer.C:
+			res = tool.Result{Content: fmt.Sprintf("The user did not answer within %v. Continue with your best judgement and say what you assumed.", wait)}
+		case <-ctx.Done():
+			res = cancelledResult
 		}
-		if t := strings.TrimSpace(ans.Text); t != "" {
-			parts = append(parts, "said: "+t)
-		}
-		if len(parts) == 0 {
-			parts = append(parts, "gave no answer")
-		}
-		res = tool.Result{Content: "The user " + strings.Join(parts, "; ") + "."}
-	case <-timer.C:
-		res = tool.Result{Content: fmt.Sprintf("The user did not answer within %v. Continue with your best judgement and say what you assumed.", wait)}
-	case <-ctx.Done():
-		res = cancelledResult
 	}
 	cs.decided = &res
+}
+
+// reportEnded yields tool_done for the tasks that ended since the last call
+// and returns how many are still running.
+func (r *run) reportEnded(exec *executor) int {
+	ended, running := exec.takeDone()
+	for _, tk := range ended {
+		var d time.Duration
+		if !tk.started.IsZero() {
+			d = tk.finished.Sub(tk.started)
+		}
+		r.emit(event.ToolDone{Turn: r.turn, ID: tk.call.ID, Name: tk.call.Name, IsError: tk.result.IsError, DurationMS: d.Milliseconds()})
+	}
+	return running
+}
+
+// settled yields tool_done for a call decided without running.
+func (r *run) settled(cs *callState) {
+	r.emit(event.ToolDone{Turn: r.turn, ID: cs.call.ID, Name: cs.call.Name, IsError: cs.decided.IsError})
 }
 
 // resultRec is one call's result on its way into history.

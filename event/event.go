@@ -31,6 +31,7 @@ const (
 	TypeTurnComplete      = "turn_complete"
 	TypeLoopComplete      = "loop_complete"
 	TypeQuestion          = "question"
+	TypeToolDone          = "tool_done"
 )
 
 // StreamText is a delta of the model's answer text.
@@ -52,6 +53,20 @@ type ToolUse struct {
 	ID    string          `json:"id"`
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input"`
+}
+
+// ToolDone says a tool call has finished running, or was settled without
+// running (denied, unknown tool, bad arguments, cancelled). It comes as each
+// call ends, in the order they end, after the call's ToolUse and before its
+// ToolResult: results come together, in call order, once the whole batch is
+// done (size control needs all of them), so a frontend learns from ToolDone
+// when to stop showing a call as running.
+type ToolDone struct {
+	Turn       int    `json:"turn"`
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	IsError    bool   `json:"is_error"`
+	DurationMS int64  `json:"duration_ms"`
 }
 
 // ToolResult is a tool call's outcome as it entered the history (after size
@@ -234,6 +249,7 @@ func (StreamText) Type() string         { return TypeStreamText }
 func (ThinkingText) Type() string       { return TypeThinkingText }
 func (ToolUse) Type() string            { return TypeToolUse }
 func (ToolResult) Type() string         { return TypeToolResult }
+func (ToolDone) Type() string           { return TypeToolDone }
 func (*PermissionRequest) Type() string { return TypePermissionRequest }
 func (Usage) Type() string              { return TypeUsage }
 func (Compact) Type() string            { return TypeCompact }

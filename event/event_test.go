@@ -13,6 +13,7 @@ var samples = []event.Event{
 	event.StreamText{Turn: 1, Text: "hello"},
 	event.ThinkingText{Turn: 1, Text: "hmm"},
 	event.ToolUse{Turn: 1, ID: "toolu_1", Name: "Read", Input: json.RawMessage(`{"file_path":"a.go"}`)},
+	event.ToolDone{Turn: 1, ID: "toolu_1", Name: "Read", DurationMS: 3},
 	event.ToolResult{Turn: 1, ID: "toolu_1", Name: "Read", Content: "1\tpackage a", DurationMS: 3},
 	event.ToolResult{Turn: 2, ID: "toolu_2", Name: "Bash", Content: "[cancelled]", IsError: true, Cancelled: true, Denied: true, SpillPath: "/tmp/x"},
 	event.NewPermissionRequest(event.PermissionRequest{Turn: 1, ID: "toolu_3", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`), Reason: "runs a command", Choices: []string{"allow_once", "allow_always", "deny"}}, event.NewReply()),
@@ -41,8 +42,8 @@ func TestEveryEventMatchesSchema(t *testing.T) {
 		}
 		seen[e.Type()] = true
 	}
-	if len(seen) != 10 {
-		t.Errorf("samples cover %d event types, want all 10", len(seen))
+	if len(seen) != 11 {
+		t.Errorf("samples cover %d event types, want all 11", len(seen))
 	}
 }
 

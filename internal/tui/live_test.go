@@ -218,3 +218,24 @@ func TestLargePasteIsKeptWhole(t *testing.T) {
 		t.Error("the history entry no longer expands to the paste")
 	}
 }
+
+// tool_done stops a card's spinner and shows its duration before the
+// result arrives; the result then fills the card.
+func TestToolDoneStopsTheCard(t *testing.T) {
+	m := plainModel(Options{Model: "m1", Mode: "default"})
+	defer m.Close()
+	m.busy = true
+	m.handleEvent(event.ToolUse{Turn: 1, ID: "a", Name: "Read", Input: json.RawMessage(`{"file_path":"a.go"}`)})
+	if b := m.tools["a"]; !b.running {
+		t.Fatal("card not running after tool_use")
+	}
+	m.handleEvent(event.ToolDone{Turn: 1, ID: "a", Name: "Read", DurationMS: 1500})
+	b := m.tools["a"]
+	if b.running || b.dur != 1500*time.Millisecond || b.result != "" {
+		t.Fatalf("after tool_done: running %v, dur %v, result %q", b.running, b.dur, b.result)
+	}
+	m.handleEvent(event.ToolResult{Turn: 1, ID: "a", Name: "Read", Content: "package a", DurationMS: 1500})
+	if b.result != "package a" || b.running {
+		t.Fatalf("after tool_result: %+v", b)
+	}
+}

@@ -534,6 +534,14 @@ func (m *Model) handleEvent(ev event.Event) {
 		b := &block{kind: kindTool, id: e.ID, name: e.Name, input: e.Input, start: timeNow(), running: true, live: true, dirty: true}
 		m.tools[e.ID] = b
 		m.add(b)
+	case event.ToolDone:
+		// Finished; its result comes with the batch's. Stop the clock now,
+		// or a finished Read would keep spinning beside a permission dialog.
+		if b := m.tools[e.ID]; b != nil && b.running {
+			b.running, b.live, b.dirty = false, false, true
+			b.dur = time.Duration(e.DurationMS) * time.Millisecond
+			b.isError = e.IsError
+		}
 	case event.ToolResult:
 		b := m.tools[e.ID]
 		if b == nil {
