@@ -38,6 +38,8 @@ type block struct {
 	isError   bool
 	denied    bool
 	cancelled bool
+	pending   bool // finished (tool_done), result not yet arrived
+	waiting   bool // a permission request or question about it is open
 
 	// live marks a block still changing (streaming text, running tool); its
 	// cache is refreshed by the frame tick, not on every delta.
@@ -77,7 +79,8 @@ func (b *block) render(r renderer, width int, expanded bool, now time.Time) stri
 			d = now.Sub(b.start).Truncate(100 * time.Millisecond)
 		}
 		return r.ToolCard(width, card{ID: b.id, Name: b.name, Input: b.input, Running: b.running, Duration: d,
-			Result: b.result, IsError: b.isError, Denied: b.denied, Cancelled: b.cancelled, Expanded: expanded})
+			Result: b.result, IsError: b.isError, Denied: b.denied, Cancelled: b.cancelled, Expanded: expanded,
+			Pending: b.pending, Waiting: b.waiting})
 	case kindError:
 		return r.Error(width, b.text.String())
 	default:

@@ -239,3 +239,35 @@ func TestToolDoneStopsTheCard(t *testing.T) {
 		t.Fatalf("after tool_result: %+v", b)
 	}
 }
+
+// While a permission request about a call is open, its card waits for the
+// person (no clock); allowed, it runs; denied, it settles when tool_done
+// comes.
+func TestCardWaitsForThePerson(t *testing.T) {
+	for _, allow := range []bool{true, false} {
+		m := plainModel(Options{Model: "m1", Mode: "default"})
+		m.busy = true
+		in := json.RawMessage(`{"command":"make"}`)
+		m.handleEvent(event.ToolUse{Turn: 1, ID: "b", Name: "Bash", Input: in})
+		m.handleEvent(event.NewPermissionRequest(event.PermissionRequest{Turn: 1, ID: "b", Name: "Bash", Input: in, Reason: "runs a command",
+			Choices: []string{"allow_once", "allow_always", "deny"}}, event.NewReply()))
+		if !strings.Contains(m.Screen(), "● Bash(make) waiting for you") {
+			t.Fatalf("card while the dialog is open:\n%s", m.Screen())
+		}
+		if !allow {
+			press(m, key(tea.KeyDown), key(tea.KeyDown))
+		}
+		press(m, key(tea.KeyEnter))
+		b := m.tools["b"]
+		if b.waiting || b.running != allow {
+			t.Fatalf("allow=%v: waiting %v, running %v", allow, b.waiting, b.running)
+		}
+		if !allow {
+			m.handleEvent(event.ToolDone{Turn: 1, ID: "b", Name: "Bash", IsError: true})
+			if b.running || !b.pending {
+				t.Fatalf("denied card after tool_done: %+v", b)
+			}
+		}
+		m.Close()
+	}
+}

@@ -296,6 +296,7 @@ func (m *Model) questionKey(s string) bool {
 		m.input.Reset()
 		m.addText(kindInfo, "Answered: "+firstNonEmpty(a.Text, a.Option))
 		m.ques.Respond(a)
+		m.answered(m.ques.ID, false)
 		m.ques, m.quesSel = nil, 0
 	default:
 		return false
@@ -348,7 +349,9 @@ func (m *Model) permKey(s string) (done bool, cmd tea.Cmd) {
 			m.input.Reset()
 		}
 		m.perm.Respond(d)
+		m.answered(m.perm.ID, d.Behavior == event.Allow)
 		m.perm, m.permSel = nil, 0
+		return true, m.startTicking() // an allowed call's clock runs again
 	default:
 		return false, nil
 	}
@@ -522,6 +525,29 @@ func (m *Model) quit() tea.Cmd {
 	return tea.Quit
 }
 
+// awaiting marks the card of call id as waiting for the person: its clock
+// stops, since nothing runs until they answer.
+func (m *Model) awaiting(id string) {
+	if b := m.tools[id]; b != nil {
+		b.running, b.waiting, b.live, b.dirty = false, true, false, true
+	}
+}
+
+// answered ends the wait on call id's card; an allowed call runs now, so
+// its clock starts; a denied one only waits for its result.
+func (m *Model) answered(id string, runs bool) {
+	b := m.tools[id]
+	if b == nil || !b.waiting {
+		return
+	}
+	b.waiting, b.dirty = false, true
+	if runs {
+		b.running, b.live, b.start = true, true, timeNow()
+	} else {
+		b.pending = true // denied: its result is on the way
+	}
+}
+
 // handleEvent folds one event into the timeline.
 func (m *Model) handleEvent(ev event.Event) {
 	switch e := ev.(type) {
@@ -537,8 +563,9 @@ func (m *Model) handleEvent(ev event.Event) {
 	case event.ToolDone:
 		// Finished; its result comes with the batch's. Stop the clock now,
 		// or a finished Read would keep spinning beside a permission dialog.
-		if b := m.tools[e.ID]; b != nil && b.running {
-			b.running, b.live, b.dirty = false, false, true
+		// It always comes before the call's tool_result.
+		if b := m.tools[e.ID]; b != nil {
+			b.running, b.waiting, b.live, b.dirty, b.pending = false, false, false, true, true
 			b.dur = time.Duration(e.DurationMS) * time.Millisecond
 			b.isError = e.IsError
 		}
@@ -548,15 +575,17 @@ func (m *Model) handleEvent(ev event.Event) {
 			b = &block{kind: kindTool, id: e.ID, name: e.Name}
 			m.add(b)
 		}
-		b.running, b.live, b.dirty = false, false, true
+		b.running, b.waiting, b.live, b.dirty, b.pending = false, false, false, true, false
 		b.dur = time.Duration(e.DurationMS) * time.Millisecond
 		b.result, b.isError, b.denied, b.cancelled = e.Content, e.IsError, e.Denied, e.Cancelled
 	case *event.PermissionRequest:
 		m.endStream()
+		m.awaiting(e.ID)
 		m.perm, m.permSel = e, 0
 		m.comp.matches = nil // the dialog owns the arrow keys now
 	case *event.Question:
 		m.endStream()
+		m.awaiting(e.ID)
 		m.ques, m.quesSel = e, 0
 		m.comp.matches = nil
 	case event.Usage:

@@ -18,6 +18,7 @@ type card struct {
 	Duration                             time.Duration
 	Result                               string
 	IsError, Denied, Cancelled, Expanded bool
+	Pending, Waiting                     bool
 }
 
 type status struct {
@@ -68,6 +69,8 @@ func (plainRenderer) ToolCard(width int, c card) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "● %s(%s)", c.Name, keyArg(c.Input))
 	switch {
+	case c.Waiting:
+		b.WriteString(" waiting for you")
 	case c.Running:
 		fmt.Fprintf(&b, " running %.1fs", c.Duration.Seconds())
 	case c.Cancelled:

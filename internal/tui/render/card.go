@@ -26,6 +26,12 @@ type Card struct {
 	Cancelled bool
 	// Expanded shows the whole result instead of the folded preview.
 	Expanded bool
+	// Pending marks a call that finished but whose result has not arrived
+	// (results come with the whole batch): no body but a diff yet.
+	Pending bool
+	// Waiting marks a call held for a person's answer (a permission
+	// request or a question): no clock, no body but a diff.
+	Waiting bool
 }
 
 const (
@@ -61,7 +67,7 @@ func ToolCard(t Theme, width int, c Card) string {
 func cardHeader(t Theme, width int, c Card) string {
 	bullet := t.paint(t.Success, "●")
 	switch {
-	case c.Running:
+	case c.Running || c.Waiting:
 		bullet = t.paint(t.Warn, "●")
 	case c.IsError:
 		bullet = t.paint(t.Error, "●")
@@ -70,7 +76,9 @@ func cardHeader(t Theme, width int, c Card) string {
 	}
 
 	var suffix string
-	if c.Running {
+	if c.Waiting {
+		suffix = " · waiting for you"
+	} else if c.Running {
 		frame := spinnerFrames[int(c.Duration/(100*time.Millisecond))%len(spinnerFrames)]
 		suffix = " " + frame + " " + formatDuration(c.Duration)
 	} else if c.Duration > 0 {
@@ -172,6 +180,10 @@ func formatDuration(d time.Duration) string {
 }
 
 func cardBody(t Theme, width int, c Card) string {
+	if c.Pending || c.Waiting {
+		d, _ := cardDiff(t, width, c)
+		return d
+	}
 	switch {
 	case c.Denied:
 		return bodyLines(t, width, t.Warn, withDetail("Denied", c.Result), c.Expanded, foldLines)

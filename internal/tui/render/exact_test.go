@@ -336,3 +336,23 @@ func TestLightThemeDiffersFromDark(t *testing.T) {
 		t.Error("light and dark palettes render identically")
 	}
 }
+
+// A finished call whose result has not come yet shows its header with the
+// duration and no body — not "(no output)", not an empty "Error:" — except
+// the diff of an Edit, which comes from the call itself.
+func TestToolCardPending(t *testing.T) {
+	th := NewTheme(true, true)
+	read := ToolCard(th, 80, Card{Name: "Read", Input: mustJSON(map[string]string{"file_path": "a.go"}), Duration: 1500 * time.Millisecond, Pending: true})
+	if read != "● Read(a.go) 1.5s" {
+		t.Errorf("pending Read = %q", read)
+	}
+	failed := ToolCard(th, 80, Card{Name: "Bash", Input: mustJSON(map[string]string{"command": "false"}), Duration: time.Second, IsError: true, Pending: true})
+	if strings.Contains(failed, "Error") || strings.Contains(failed, "\n") {
+		t.Errorf("pending failed Bash = %q", failed)
+	}
+	edit := cards["edit_diff"]
+	edit.Pending, edit.Result = true, ""
+	if got := ToolCard(th, 80, edit); !strings.Contains(got, "⎿") {
+		t.Errorf("pending Edit lost its diff: %q", got)
+	}
+}
