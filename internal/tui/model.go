@@ -464,19 +464,24 @@ func (m *Model) startTicking() tea.Cmd {
 	return tea.Tick(frameEvery, func(time.Time) tea.Msg { return frameMsg{} })
 }
 
-// frame refreshes the live blocks; the tick stops when nothing is running,
-// so an idle TUI gets no messages at all.
+// frame refreshes the live blocks (a streaming answer, a running tool's
+// clock). The tick stops when none is left — between runs, while the model
+// has not started answering, while a dialog waits for the person — so the
+// TUI gets no messages then; the next event or an allowed call starts it
+// again.
 func (m *Model) frame() tea.Cmd {
 	m.ticking = false
+	live := false
 	for _, b := range m.blocks {
 		if b.live {
+			live = true
 			if b.kind == kindTool {
 				b.dirty = true
 			}
 			b.view(m.r, m.width, m.expanded, timeNow(), true)
 		}
 	}
-	if !m.busy {
+	if !m.busy || !live {
 		return nil
 	}
 	return m.startTicking()

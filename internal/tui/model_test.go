@@ -246,6 +246,15 @@ func TestStreamingCoalesced(t *testing.T) {
 	if !strings.Contains(m.Screen(), "Hello, world") {
 		t.Error("frame tick did not refresh")
 	}
+	if _, cmd := m.Update(frameMsg{}); cmd == nil {
+		t.Error("tick stopped while an answer streams")
+	}
+	// Busy but nothing live (the answer ended, a dialog waits, the model
+	// has not started): no tick.
+	m.endStream()
+	if _, cmd := m.Update(frameMsg{}); cmd != nil {
+		t.Error("tick continues with nothing live")
+	}
 	m.busy = false
 	if _, cmd := m.Update(frameMsg{}); cmd != nil {
 		t.Error("tick continues while idle")
