@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/novacode/nova/internal/iostreams"
@@ -67,5 +68,10 @@ func Run(ctx context.Context, ios *iostreams.IOStreams, args []string) (code int
 		return ee.code
 	}
 	fmt.Fprintf(ios.ErrOut, "nova: %v\n", err)
+	if strings.HasPrefix(err.Error(), "unknown command ") && len(args) > 1 && !strings.HasPrefix(args[0], "-") {
+		// "nova rewind the last change" meets the rewind command; the user
+		// most likely meant a prompt.
+		fmt.Fprintf(ios.ErrOut, "To send it as a prompt, quote it: nova %q\n", strings.Join(args, " "))
+	}
 	return 1
 }

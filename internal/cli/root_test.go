@@ -174,3 +174,16 @@ func TestPermissionCheckFlags(t *testing.T) {
 		})
 	}
 }
+
+// A prompt that starts with a subcommand's name meets the subcommand; the
+// error says how to send it as a prompt.
+func TestPromptThatLooksLikeASubcommand(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	if code := Run(context.Background(), ios, []string{"rewind", "the", "last", "change"}); code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	want := "To send it as a prompt, quote it: nova \"rewind the last change\"\n"
+	if got := errOut.String(); !strings.HasPrefix(got, "nova: unknown command") || !strings.HasSuffix(got, want) {
+		t.Fatalf("stderr = %q", got)
+	}
+}
