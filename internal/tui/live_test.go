@@ -271,3 +271,59 @@ func TestCardWaitsForThePerson(t *testing.T) {
 		m.Close()
 	}
 }
+
+// A long answer that ends is shown at once from its live rendering and
+// rendered whole in the background; the whole rendering then replaces it
+// (a reference-style link defined at the end, which only the whole
+// rendering resolves, shows the swap).
+func TestLongAnswerRenderedWholeInTheBackground(t *testing.T) {
+	m := New(Options{Dark: true, NoColor: true})
+	defer m.Close()
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.busy = true
+	src := "See [the docs][d] first.\n\n" + paragraphs(200) + "[d]: https://example.com/docs\n"
+	for i := 0; i < len(src); i += 500 {
+		m.Update(eventMsg{ev: event.StreamText{Turn: 1, Text: src[i:min(i+500, len(src))]}, gen: m.gen})
+		m.Update(frameMsg{})
+		_ = m.View()
+	}
+	_, cmd := m.Update(eventMsg{ev: event.TurnComplete{Turn: 1, StopReason: "end_turn"}, gen: m.gen})
+	b := m.blocks[len(m.blocks)-1]
+	if b.kind != kindText || b.live || b.dirty {
+		t.Fatalf("answer block after the turn: kind %v live %v dirty %v", b.kind, b.live, b.dirty)
+	}
+	if strings.Contains(b.cache, "example.com") && !strings.Contains(b.cache, "[d]") {
+		t.Fatal("the whole rendering was made on the UI goroutine")
+	}
+	var final *finalRender
+	for _, msg := range runCmd(cmd) {
+		if f, ok := msg.(finalRender); ok {
+			final = &f
+		}
+	}
+	if final == nil {
+		t.Fatal("no background rendering was started")
+	}
+	m.Update(*final)
+	if want := m.r.Markdown(src, 80); b.cache != want {
+		t.Fatalf("after the background rendering the cache is not the whole rendering")
+	}
+}
+
+// runCmd runs cmd and the commands of any batch it returns, and gives the
+// messages they produce (a tick would block, so frame ticks are skipped by
+// not being produced here: TurnComplete returns none).
+func runCmd(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range batch {
+			out = append(out, runCmd(c)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}

@@ -43,11 +43,17 @@ type (
 
 // Model is the TUI's tea.Model.
 type Model struct {
-	o    Options
-	r    renderer
-	ctx  context.Context // lives until Close: parent of every run
-	stop context.CancelFunc
-	wg   sync.WaitGroup // goroutines owning a Runner iterator
+	o Options
+	r renderer
+	// bg renders finished long answers off the UI goroutine (see
+	// endStream); a renderer of its own, so the two never wait for each
+	// other's lock. themeGen tells its results from an earlier theme's.
+	bg       renderer
+	themeGen int
+	finals   []*block        // long answers that ended, waiting for their whole rendering
+	ctx      context.Context // lives until Close: parent of every run
+	stop     context.CancelFunc
+	wg       sync.WaitGroup // goroutines owning a Runner iterator
 
 	width, height int
 	blocks        []*block
@@ -104,7 +110,7 @@ func New(o Options) *Model {
 		tools: map[string]*block{},
 		input: ta, mode: o.Mode, model: o.Model,
 	}
-	m.r = newRenderer(o)
+	m.r, m.bg = newRenderer(o), newRenderer(o)
 	m.resize()
 	return m
 }
@@ -135,7 +141,8 @@ func (m *Model) setTheme(dark bool) {
 		return
 	}
 	m.o.Dark = dark
-	m.r = newRenderer(m.o)
+	m.r, m.bg = newRenderer(m.o), newRenderer(m.o)
+	m.themeGen++
 	st := textarea.DefaultStyles(dark)
 	st.Cursor.Blink = false
 	m.input.SetStyles(st)
@@ -146,7 +153,18 @@ func (m *Model) setTheme(dark bool) {
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	model, cmd := m.update(msg)
+	if len(m.finals) > 0 {
+		cmd = tea.Batch(cmd, m.renderFinals())
+	}
+	return model, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case finalRender:
+		m.applyFinal(msg)
+		return m, nil
 	case tea.BackgroundColorMsg:
 		if m.o.DetectTheme {
 			m.setTheme(msg.IsDark())
@@ -629,11 +647,60 @@ func (m *Model) stream(kind blockKind, text string) {
 }
 
 func (m *Model) endStream() {
-	if m.current != nil {
-		m.current.live = false
-		m.current.dirty = true
-		m.current = nil
+	b := m.current
+	if b == nil {
+		return
 	}
+	b.live, b.dirty, m.current = false, true, nil
+	if b.kind == kindText && b.text.Len() > asyncRenderBytes && b.cacheW == m.width {
+		// Rendering a long answer whole takes Glamour tens of
+		// milliseconds, which would hold keys and frames. Show the live
+		// rendering (prefix kept, tail rendered now: cheap) and render the
+		// whole in the background; applyFinal swaps it in.
+		b.cache = b.liveMarkdown(m.r, m.width)
+		b.lines = strings.Count(b.cache, "\n") + 1
+		b.dirty = false
+		m.finals = append(m.finals, b)
+	}
+}
+
+// asyncRenderBytes is the answer size above which the finished answer is
+// rendered whole in the background (Glamour: ≈ 0.4 MB/s, so 8 KB ≈ 20 ms).
+const asyncRenderBytes = 8 << 10
+
+// finalRender is a long answer rendered whole off the UI goroutine.
+type finalRender struct {
+	b        *block
+	n, width int // text length and width it was rendered for
+	themeGen int
+	out      string
+}
+
+// renderFinals starts the background renderings endStream asked for. Each
+// runs in a command: Bubble Tea owns its goroutine, which ends when it
+// returns the result.
+func (m *Model) renderFinals() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, b := range m.finals {
+		src, width, gen, r := b.text.String(), m.width, m.themeGen, m.bg
+		cmds = append(cmds, func() tea.Msg {
+			return finalRender{b: b, n: len(src), width: width, themeGen: gen, out: r.Markdown(src, width)}
+		})
+	}
+	m.finals = nil
+	return tea.Batch(cmds...)
+}
+
+// applyFinal swaps a whole rendering in, unless the block changed since:
+// another width or theme re-rendered it, or its cache was dropped.
+func (m *Model) applyFinal(f finalRender) {
+	b := f.b
+	if b.live || b.cache == "" || b.cacheW != f.width || b.text.Len() != f.n || f.themeGen != m.themeGen {
+		return
+	}
+	b.cache = f.out
+	b.lines = strings.Count(f.out, "\n") + 1
+	b.mdDone, b.mdDoneLen = "", 0 // the live rendering's prefix is no longer needed
 }
 
 func (m *Model) add(b *block) {
