@@ -71,6 +71,7 @@ type Model struct {
 	tools     map[string]*block
 	ticking   bool
 	queued    []string
+	runStart  time.Time // when the active run started, for the working clock
 
 	perm    *event.PermissionRequest
 	ques    *event.Question // open question (AskUserQuestion)
@@ -267,6 +268,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	if m.ques != nil && m.questionKey(s) {
+		if m.ques == nil {
+			return m.startTicking() // answered: the run goes on
+		}
 		return nil
 	}
 	switch s {
@@ -440,6 +444,7 @@ func (m *Model) start(text string) tea.Cmd {
 		return nil
 	}
 	m.gen++
+	m.runStart = timeNow()
 	ctx, cancel := context.WithCancel(m.ctx)
 	ch := make(chan event.Event)
 	m.busy, m.cancelRun, m.events, m.current = true, cancel, ch, nil
@@ -474,19 +479,32 @@ func (m *Model) next() tea.Cmd {
 	}
 }
 
-func (m *Model) startTicking() tea.Cmd {
+func (m *Model) startTicking() tea.Cmd { return m.tickIn(frameEvery) }
+
+// tickIn schedules the next frame tick after d, unless one is pending.
+func (m *Model) tickIn(d time.Duration) tea.Cmd {
 	if m.ticking {
 		return nil
 	}
 	m.ticking = true
-	return tea.Tick(frameEvery, func(time.Time) tea.Msg { return frameMsg{} })
+	return tea.Tick(d, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// spinnerEvery paces the working indicator while the model has not
+// answered yet: slower than frames, fast enough to look alive.
+const spinnerEvery = 100 * time.Millisecond
+
+// waitingForModel reports whether the run waits for the model (busy, no
+// dialog open): the status line then shows the working indicator.
+func (m *Model) waitingForModel() bool {
+	return m.busy && m.perm == nil && m.ques == nil
 }
 
 // frame refreshes the live blocks (a streaming answer, a running tool's
-// clock). The tick stops when none is left — between runs, while the model
-// has not started answering, while a dialog waits for the person — so the
-// TUI gets no messages then; the next event or an allowed call starts it
-// again.
+// clock) at 30 fps; with none, while the run waits for the model, it only
+// moves the working indicator at 10 fps. It stops between runs and while a
+// dialog waits for the person, so the TUI gets no messages then; the next
+// event or an answer starts it again.
 func (m *Model) frame() tea.Cmd {
 	m.ticking = false
 	live := false
@@ -499,10 +517,13 @@ func (m *Model) frame() tea.Cmd {
 			b.view(m.r, m.width, m.expanded, timeNow(), true)
 		}
 	}
-	if !m.busy || !live {
-		return nil
+	switch {
+	case live:
+		return m.startTicking()
+	case m.waitingForModel():
+		return m.tickIn(spinnerEvery) // only the working indicator moves
 	}
-	return m.startTicking()
+	return nil
 }
 
 func (m *Model) cancel() {
@@ -872,6 +893,15 @@ func (m *Model) status() status {
 	}
 	if s.Hint == "" && m.busy {
 		s.Hint = "esc to interrupt"
+		if m.waitingForModel() {
+			// A spinner and the run's age: a slow model must not look
+			// like a frozen screen.
+			d := timeNow().Sub(m.runStart)
+			frame := spinnerFrames[int(d/spinnerEvery)%len(spinnerFrames)]
+			s.Hint = fmt.Sprintf("%s working %ds · esc to interrupt", frame, int(d.Seconds()))
+		}
 	}
 	return s
 }
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}

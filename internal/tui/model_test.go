@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -249,12 +250,22 @@ func TestStreamingCoalesced(t *testing.T) {
 	if _, cmd := m.Update(frameMsg{}); cmd == nil {
 		t.Error("tick stopped while an answer streams")
 	}
-	// Busy but nothing live (the answer ended, a dialog waits, the model
-	// has not started): no tick.
+	// Busy, nothing live, waiting for the model: the working indicator
+	// moves (a slower tick) and says how long the run has been going.
 	m.endStream()
-	if _, cmd := m.Update(frameMsg{}); cmd != nil {
-		t.Error("tick continues with nothing live")
+	if _, cmd := m.Update(frameMsg{}); cmd == nil {
+		t.Error("no tick for the working indicator while the model is awaited")
 	}
+	if !strings.Contains(m.Screen(), "working") {
+		t.Errorf("no working indicator:\n%s", m.Screen())
+	}
+	// A dialog waits for the person: no tick at all.
+	m.handleEvent(event.NewPermissionRequest(event.PermissionRequest{Turn: 1, ID: "p", Name: "Bash", Input: json.RawMessage(`{}`),
+		Choices: []string{"allow_once", "allow_always", "deny"}}, event.NewReply()))
+	if _, cmd := m.Update(frameMsg{}); cmd != nil {
+		t.Error("tick continues while a dialog waits")
+	}
+	m.perm = nil
 	m.busy = false
 	if _, cmd := m.Update(frameMsg{}); cmd != nil {
 		t.Error("tick continues while idle")
