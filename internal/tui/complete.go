@@ -6,12 +6,18 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 const (
 	maxCompletions = 8
-	// maxPathEntries bounds the walk so a huge tree cannot stall a key press.
+	// maxPathEntries bounds the walk of a huge tree.
 	maxPathEntries = 50000
+	// syncPathEntries is how much of the tree is listed on the key press
+	// that starts an @word (a few milliseconds); a bigger tree is listed
+	// whole in the background and the list grows when that is done.
+	syncPathEntries = 5000
 )
 
 // completion is the @path picker shown above the input while the word
@@ -20,6 +26,8 @@ const (
 type completion struct {
 	paths     []string // every path under Dir, shallow first; dirs end in "/"
 	listed    bool     // paths is valid for the @word being typed
+	listGen   int      // which listing a background result belongs to
+	needList  bool     // a background listing should start (see Model.Update)
 	word      string   // the @word the matches are for
 	at        wordAt   // where it is in the input
 	matches   []string
@@ -84,8 +92,11 @@ func (m *Model) updateCompletion() {
 	}
 	c.dismissed = ""
 	if !c.listed {
-		c.paths = listPaths(m.o.Dir)
+		var complete bool
+		c.paths, complete = listPaths(m.o.Dir, syncPathEntries)
 		c.listed = true
+		c.listGen++
+		c.needList = !complete
 	}
 	if w != c.word {
 		c.sel = 0
@@ -140,13 +151,46 @@ func (m *Model) completionView() string {
 	return b.String()
 }
 
-// listPaths walks dir (default ".") and returns the relative paths in it,
-// shallow ones first, skipping .git and node_modules.
-func listPaths(dir string) []string {
+// pathsMsg is a whole listing made in the background.
+type pathsMsg struct {
+	gen   int
+	paths []string
+}
+
+// listInBackground lists the tree whole in a command (Bubble Tea owns its
+// goroutine; the walk is bounded by maxPathEntries).
+func (m *Model) listInBackground() tea.Cmd {
+	c := &m.comp
+	c.needList = false
+	dir, gen := m.o.Dir, c.listGen
+	return func() tea.Msg {
+		paths, _ := listPaths(dir, maxPathEntries)
+		return pathsMsg{gen: gen, paths: paths}
+	}
+}
+
+// applyPaths takes a background listing if it is for the @word still being
+// typed, and refreshes the matches.
+func (m *Model) applyPaths(msg pathsMsg) {
+	c := &m.comp
+	if !c.listed || msg.gen != c.listGen {
+		return
+	}
+	c.paths = msg.paths
+	if c.word != "" && c.dismissed == "" {
+		c.matches = matchPaths(c.paths, c.word[1:])
+	}
+}
+
+// listPaths walks dir (default ".") and returns up to limit relative paths
+// in it, shallow ones first, skipping .git and node_modules; complete says
+// the walk saw everything.
+func listPaths(dir string, limit int) (paths []string, complete bool) {
 	if dir == "" {
 		dir = "."
 	}
 	var out []string
+	complete = true
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == dir {
 			return nil // unreadable entries are skipped, not fatal
@@ -162,16 +206,17 @@ func listPaths(dir string) []string {
 		if d.IsDir() {
 			rel += "/"
 		}
-		out = append(out, rel)
-		if len(out) >= maxPathEntries {
+		if len(out) >= limit {
+			complete = false
 			return fs.SkipAll
 		}
+		out = append(out, rel)
 		return nil
 	})
 	slices.SortStableFunc(out, func(a, b string) int {
 		return strings.Count(strings.TrimSuffix(a, "/"), "/") - strings.Count(strings.TrimSuffix(b, "/"), "/")
 	})
-	return out
+	return out, complete
 }
 
 // matchPaths returns up to maxCompletions paths other than q itself: those

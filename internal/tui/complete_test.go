@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,10 @@ func pathTree(t *testing.T) string {
 }
 
 func TestMatchPaths(t *testing.T) {
-	paths := listPaths(pathTree(t))
+	paths, complete := listPaths(pathTree(t), maxPathEntries)
+	if !complete {
+		t.Fatal("a small tree listed incompletely")
+	}
 	want := []string{"README.md", "cmd/", "go.mod", "internal/", "main.go", "cmd/nova/", "internal/cli/", "internal/tui/",
 		"cmd/nova/main.go", "internal/cli/main_test.go", "internal/tui/complete.go", "internal/tui/model.go"}
 	if diff := cmp.Diff(want, paths); diff != "" {
@@ -162,5 +166,53 @@ func TestAtPathCompletionMidInput(t *testing.T) {
 	m.updateCompletion()
 	if len(m.comp.matches) != 0 {
 		t.Errorf("completion offered inside a word: %q", m.comp.matches)
+	}
+}
+
+// In a tree too big to list on a key press, the first @ lists the first
+// part at once and the whole tree in the background; the matches grow when
+// it arrives.
+func TestAtPathListsABigTreeInTheBackground(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range syncPathEntries + 500 {
+		if err := os.WriteFile(filepath.Join(dir, "a", fmt.Sprintf("f%05d.txt", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b", "target.go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := plainModel(Options{Model: "m1", Mode: "default", Dir: dir})
+	defer m.Close()
+	_, cmd := m.Update(key('@'))
+	typeText(m, "targ")
+	if len(m.comp.matches) != 0 {
+		t.Fatalf("b/target.go found before the background listing: %q (the key press walked the whole tree)", m.comp.matches)
+	}
+	var got bool
+	for _, msg := range runCmd(cmd) {
+		if p, ok := msg.(pathsMsg); ok {
+			m.Update(p)
+			got = true
+		}
+	}
+	if !got {
+		t.Fatal("no background listing was started")
+	}
+	if diff := cmp.Diff([]string{"b/target.go"}, m.comp.matches); diff != "" {
+		t.Errorf("matches after the background listing (-want +got):\n%s", diff)
+	}
+	// A listing for an @word that has ended is dropped.
+	m.input.Reset()
+	m.updateCompletion()
+	m.applyPaths(pathsMsg{gen: m.comp.listGen, paths: []string{"stale"}})
+	if len(m.comp.paths) == 1 && m.comp.paths[0] == "stale" {
+		t.Error("a listing was taken after its @word ended")
 	}
 }

@@ -152,8 +152,13 @@ func (m *Model) setTheme(dark bool) {
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	model, cmd := m.update(msg)
+	// Work that must not hold the UI goroutine, asked for while handling
+	// msg, runs as commands.
 	if len(m.finals) > 0 {
 		cmd = tea.Batch(cmd, m.renderFinals())
+	}
+	if m.comp.needList {
+		cmd = tea.Batch(cmd, m.listInBackground())
 	}
 	return model, cmd
 }
@@ -162,6 +167,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case finalRender:
 		m.applyFinal(msg)
+		return m, nil
+	case pathsMsg:
+		m.applyPaths(msg)
+		m.resize()
 		return m, nil
 	case tea.BackgroundColorMsg:
 		if m.o.DetectTheme {
