@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -48,76 +47,27 @@ func collect(t testing.TB, seq iter.Seq2[llm.StreamEvent, error]) ([]llm.StreamE
 	return llmtest.Collect(t, seq)
 }
 
-// render prints events one per line for golden files. Consecutive deltas of
-// the same kind and block are coalesced into one line (with their count) so
-// that a golden file reads like the message it describes. Encrypted
-// reasoning is shortened to its start and length: it is opaque, and the
-// conformance test compares it with the recording in full.
+// render prints events one per line for golden files (llmtest.Golden).
+// Thinking carries its origin and item; encrypted reasoning is shortened to
+// its start and length: it is opaque, and the conformance test compares it
+// with the recording in full.
 func render(events []llm.StreamEvent) string {
-	var b strings.Builder
-	var (
-		kind   string
-		index  int
-		n      int
-		header string
-		acc    strings.Builder
-	)
-	flush := func() {
-		if n == 0 {
-			return
+	g := &llmtest.Golden{ToolDeltaID: true, Thinking: func(g *llmtest.Golden, e llm.ThinkingDelta) {
+		h := fmt.Sprintf(" origin=%s item=%s", e.Origin, e.ItemID)
+		if e.Text != "" {
+			g.Delta("thinking", e.Index, h, e.Text)
 		}
-		fmt.Fprintf(&b, "%s[%d]%s x%d %s\n", kind, index, header, n, strconv.Quote(acc.String()))
-		n = 0
-		acc.Reset()
-	}
-	delta := func(k string, i int, h, s string) {
-		if n > 0 && (k != kind || i != index || h != header) {
-			flush()
+		if e.Redacted != "" {
+			g.Delta("redacted", e.Index, h, e.Redacted)
 		}
-		kind, index, header = k, i, h
-		n++
-		acc.WriteString(s)
-	}
-	for _, ev := range events {
-		switch e := ev.(type) {
-		case llm.TextDelta:
-			delta("text", e.Index, "", e.Text)
-		case llm.ThinkingDelta:
-			h := fmt.Sprintf(" origin=%s item=%s", e.Origin, e.ItemID)
-			if e.Text != "" {
-				delta("thinking", e.Index, h, e.Text)
-			}
-			if e.Redacted != "" {
-				delta("redacted", e.Index, h, e.Redacted)
-			}
-			if e.Signature != "" {
-				flush()
-				fmt.Fprintf(&b, "signature[%d]%s %s\n", e.Index, h, abbrev(e.Signature))
-			}
-			if e.Text == "" && e.Redacted == "" && e.Signature == "" {
-				flush()
-				fmt.Fprintf(&b, "thinking_empty[%d]%s\n", e.Index, h)
-			}
-		case llm.ToolCallDelta:
-			delta("tool_delta", e.Index, " id="+e.ID, e.PartialJSON)
-		case llm.ToolCallStart:
-			flush()
-			fmt.Fprintf(&b, "tool_start[%d] id=%s name=%s\n", e.Index, e.ID, e.Name)
-		case llm.ToolCallComplete:
-			flush()
-			fmt.Fprintf(&b, "tool_complete[%d] id=%s name=%s input=%s\n", e.Index, e.ID, e.Name, e.Input)
-		case llm.StreamEnd:
-			flush()
-			u := e.Usage
-			fmt.Fprintf(&b, "end stop=%s model=%s usage=in:%d out:%d cache_read:%d cache_write:%d\n",
-				e.StopReason, e.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
-		default:
-			flush()
-			fmt.Fprintf(&b, "unknown %#v\n", ev)
+		if e.Signature != "" {
+			g.Line("signature[%d]%s %s", e.Index, h, abbrev(e.Signature))
 		}
-	}
-	flush()
-	return b.String()
+		if e.Text == "" && e.Redacted == "" && e.Signature == "" {
+			g.Line("thinking_empty[%d]%s", e.Index, h)
+		}
+	}}
+	return g.Render(events)
 }
 
 // abbrev shortens an opaque string to its start and length.

@@ -2,11 +2,9 @@ package openaichat
 
 import (
 	"encoding/json"
-	"fmt"
 	"iter"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -48,63 +46,17 @@ func collect(t testing.TB, seq iter.Seq2[llm.StreamEvent, error]) ([]llm.StreamE
 	return llmtest.Collect(t, seq)
 }
 
-// render prints events one per line for golden files. Consecutive deltas of
-// the same kind and block are coalesced into one line (with their count) so
-// that a golden file reads like the message it describes.
+// render prints events one per line for golden files (llmtest.Golden);
+// reasoning from another protocol is labelled with its origin.
 func render(events []llm.StreamEvent) string {
-	var b strings.Builder
-	var (
-		kind  string
-		index int
-		n     int
-		acc   strings.Builder
-	)
-	flush := func() {
-		if n == 0 {
-			return
+	g := &llmtest.Golden{Thinking: func(g *llmtest.Golden, e llm.ThinkingDelta) {
+		k := "thinking"
+		if e.Origin != llm.OriginOpenAIChat {
+			k = "thinking(origin=" + e.Origin + ")"
 		}
-		fmt.Fprintf(&b, "%s[%d] x%d %s\n", kind, index, n, strconv.Quote(acc.String()))
-		n = 0
-		acc.Reset()
-	}
-	delta := func(k string, i int, s string) {
-		if n > 0 && (k != kind || i != index) {
-			flush()
-		}
-		kind, index = k, i
-		n++
-		acc.WriteString(s)
-	}
-	for _, ev := range events {
-		switch e := ev.(type) {
-		case llm.TextDelta:
-			delta("text", e.Index, e.Text)
-		case llm.ThinkingDelta:
-			k := "thinking"
-			if e.Origin != llm.OriginOpenAIChat {
-				k = "thinking(origin=" + e.Origin + ")"
-			}
-			delta(k, e.Index, e.Text)
-		case llm.ToolCallDelta:
-			delta("tool_delta", e.Index, e.PartialJSON)
-		case llm.ToolCallStart:
-			flush()
-			fmt.Fprintf(&b, "tool_start[%d] id=%s name=%s\n", e.Index, e.ID, e.Name)
-		case llm.ToolCallComplete:
-			flush()
-			fmt.Fprintf(&b, "tool_complete[%d] id=%s name=%s input=%s\n", e.Index, e.ID, e.Name, e.Input)
-		case llm.StreamEnd:
-			flush()
-			u := e.Usage
-			fmt.Fprintf(&b, "end stop=%s model=%s usage=in:%d out:%d cache_read:%d cache_write:%d\n",
-				e.StopReason, e.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
-		default:
-			flush()
-			fmt.Fprintf(&b, "unknown %#v\n", ev)
-		}
-	}
-	flush()
-	return b.String()
+		g.Delta(k, e.Index, "", e.Text)
+	}}
+	return g.Render(events)
 }
 
 // mustJSON decodes s into a generic value for comparisons.
