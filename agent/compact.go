@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -154,7 +155,7 @@ func (r *run) compact(ctx context.Context, specs []llm.ToolSpec, reason, focus s
 	}
 	r.conv.Messages = newMsgs
 	r.recorded, r.sent, r.lastSize, r.lastLen = len(newMsgs), 0, 0, 0
-	r.emit(event.Usage{Turn: max(r.turn, 1), Model: firstNonEmpty(end.Model, a.Model), Call: counts(end.Usage), Total: counts(r.total), CostUSD: r.cost, ContextWindow: r.contextWindow()})
+	r.emit(event.Usage{Turn: max(r.turn, 1), Model: cmp.Or(end.Model, a.Model), Call: counts(end.Usage), Total: counts(r.total), CostUSD: r.cost, ContextWindow: r.contextWindow()})
 	r.emit(c)
 	return nil
 }

@@ -63,7 +63,7 @@ func newExecutor(ctx context.Context, env *tool.Env, now func() time.Time, turn 
 	return &executor{ctx: ctx, env: env, now: now, turn: turn, snapshot: snapshot, notify: make(chan struct{}, 1)}
 }
 
-// ended queues tk as ended and wakes the loop if it is waiting.
+// end queues tk as ended and wakes the loop if it is waiting.
 func (x *executor) end(tk *task) {
 	x.doneMu.Lock()
 	x.ended = append(x.ended, tk)

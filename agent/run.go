@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -256,8 +257,13 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 		case llm.StreamEnd:
 			end, gotEnd = e, true
 		}
-		// Tools that ended while the model kept talking.
-		r.reportEnded(exec)
+		// Tools that ended while the model kept talking; a pending wake-up
+		// is the cheap check (no lock per delta).
+		select {
+		case <-exec.notify:
+			r.reportEnded(exec)
+		default:
+		}
 		if r.stopped {
 			break
 		}
@@ -295,7 +301,7 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 		}
 	}
 	r.emit(event.Usage{
-		Turn: r.turn, Model: firstNonEmpty(end.Model, a.Model),
+		Turn: r.turn, Model: cmp.Or(end.Model, a.Model),
 		Call: counts(end.Usage), Total: counts(r.total), CostUSD: r.cost,
 		ContextWindow: r.contextWindow(),
 	})
@@ -759,15 +765,6 @@ func validJSON(in json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal(string(in))
 	return b
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 func preview(s string, n int) string {

@@ -94,11 +94,15 @@ func (b *block) render(r renderer, width int, expanded bool, now time.Time) stri
 func (b *block) view(r renderer, width int, expanded bool, now time.Time, refresh bool) string {
 	stale := b.cacheW != width || b.cacheExp != expanded
 	if stale || (b.dirty && (refresh || !b.live)) {
-		b.cache = b.render(r, width, expanded, now)
-		b.cacheW, b.cacheExp, b.dirty = width, expanded, false
-		b.lines = strings.Count(b.cache, "\n") + 1
+		b.setCache(b.render(r, width, expanded, now), width, expanded)
 	}
 	return b.cache
+}
+
+// setCache keeps out as the rendering at width and expansion state.
+func (b *block) setCache(out string, width int, expanded bool) {
+	b.cache, b.cacheW, b.cacheExp, b.dirty = out, width, expanded, false
+	b.lines = strings.Count(out, "\n") + 1
 }
 
 // drop forgets the rendering; the next view renders again. lines is kept:

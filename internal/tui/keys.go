@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -106,7 +107,7 @@ func (m *Model) questionKey(s string) bool {
 			a.Option = m.ques.Options[m.quesSel]
 		}
 		m.input.Reset()
-		m.addText(kindInfo, "Answered: "+firstNonEmpty(a.Text, a.Option))
+		m.addText(kindInfo, "Answered: "+cmp.Or(a.Text, a.Option))
 		m.ques.Respond(a)
 		m.answered(m.ques.ID, false)
 		m.ques, m.quesSel = nil, 0
@@ -114,15 +115,6 @@ func (m *Model) questionKey(s string) bool {
 		return false
 	}
 	return true
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // questionView renders the open question.

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -119,9 +118,7 @@ func (m *Model) endStream() {
 		// milliseconds, which would hold keys and frames. Show the live
 		// rendering (prefix kept, tail rendered now: cheap) and render the
 		// whole in the background; applyFinal swaps it in.
-		b.cache = b.liveMarkdown(m.r, m.width)
-		b.lines = strings.Count(b.cache, "\n") + 1
-		b.dirty = false
+		b.setCache(b.liveMarkdown(m.r, m.width), m.width, m.expanded)
 		m.finals = append(m.finals, b)
 	}
 }
@@ -160,8 +157,7 @@ func (m *Model) applyFinal(f finalRender) {
 	if b.live || b.cache == "" || b.cacheW != f.width || b.text.Len() != f.n || f.themeGen != m.themeGen {
 		return
 	}
-	b.cache = f.out
-	b.lines = strings.Count(f.out, "\n") + 1
+	b.setCache(f.out, b.cacheW, b.cacheExp)
 	b.mdDone, b.mdDoneLen = "", 0 // the live rendering's prefix is no longer needed
 }
 

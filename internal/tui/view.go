@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/novacode/nova/internal/tui/render"
 )
 
 // resize lays out the input box for the current size and content.
@@ -138,11 +139,8 @@ func (m *Model) status() status {
 			// A spinner and the run's age: a slow model must not look
 			// like a frozen screen.
 			d := timeNow().Sub(m.runStart)
-			frame := spinnerFrames[int(d/spinnerEvery)%len(spinnerFrames)]
-			s.Hint = fmt.Sprintf("%s working %ds · esc to interrupt", frame, int(d.Seconds()))
+			s.Hint = fmt.Sprintf("%s working %ds · esc to interrupt", render.Spinner(d), int(d.Seconds()))
 		}
 	}
 	return s
 }
-
-var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}

@@ -223,7 +223,7 @@ func TestBubblewrapArgv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeAll(files)
+	defer closeFiles(files)
 	if argv[0] != "/usr/bin/bwrap" || !contains(argv, "--unshare-net") {
 		t.Errorf("argv = %q", argv)
 	}
@@ -424,10 +424,4 @@ func listSandboxedFDs(spec string) int {
 		return 1
 	}
 	return 0
-}
-
-func closeAll(files []*os.File) {
-	for _, f := range files {
-		f.Close()
-	}
 }

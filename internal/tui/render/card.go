@@ -45,9 +45,14 @@ const (
 	bodyRest  = "     "
 )
 
-// spinnerFrames animate a running card. The frame is derived from the
-// elapsed time, not kept as state, so rendering stays a pure function and
-// the spinner advances whenever the app re-renders with a new duration.
+// Spinner is the frame of the spinner after d: one frame per 100 ms. The
+// frame derives from the elapsed time, not kept as state, so rendering stays
+// a pure function and the spinner advances whenever the view is redrawn with
+// a new time (running cards, the working indicator).
+func Spinner(d time.Duration) string {
+	return spinnerFrames[int(d/(100*time.Millisecond))%len(spinnerFrames)]
+}
+
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // ToolCard renders a tool call: a header with the tool, its key argument and
@@ -79,7 +84,7 @@ func cardHeader(t Theme, width int, c Card) string {
 	if c.Waiting {
 		suffix = " · waiting for you"
 	} else if c.Running {
-		frame := spinnerFrames[int(c.Duration/(100*time.Millisecond))%len(spinnerFrames)]
+		frame := Spinner(c.Duration)
 		suffix = " " + frame + " " + formatDuration(c.Duration)
 	} else if c.Duration > 0 {
 		suffix = " " + formatDuration(c.Duration)
