@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/llmtest"
 )
 
 // Stream prefixes shared by the mid-stream failure cases.
@@ -313,106 +313,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestRequestTimeoutNoResponse: a server that never sends headers.
-func TestRequestTimeoutNoResponse(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	defer srv.Close()
-	// Close waits for handlers; a handler waiting for the client to hang
-	// up may not notice it, so connections are cut first.
-	defer srv.CloseClientConnections()
-	defer close(release)
-	c := newTestClient(t, srv, Options{RequestTimeout: 100 * time.Millisecond})
-	start := time.Now()
-	_, err := collect(t, c.Stream(context.Background(), simpleRequest))
-	if d := time.Since(start); d > 15*time.Second {
-		t.Errorf("took %v despite RequestTimeout", d)
-	}
-	le := checkError(t, err, wantError{Kind: llm.ErrTimeout, Message: "no response within 100ms"})
-	if !errors.Is(le, errRequestTimeout) {
-		t.Errorf("error does not wrap errRequestTimeout: %v", le.Err)
-	}
-	if errors.Is(err, context.Canceled) || !llm.IsRetryable(err) {
-		t.Errorf("timeout %v: looks like a cancellation or is not retryable", err)
-	}
-}
-
-// TestRequestTimeoutSparesTheStream: the timeout covers the wait for the
-// response, not a stream that takes longer than it.
-func TestRequestTimeoutSparesTheStream(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte(sseText))
-		w.(http.Flusher).Flush()
-		time.Sleep(300 * time.Millisecond)
-		_, _ = w.Write([]byte(okStream))
-	}))
-	defer srv.Close()
-	// Close waits for handlers; a handler waiting for the client to hang
-	// up may not notice it, so connections are cut first.
-	defer srv.CloseClientConnections()
-	c := newTestClient(t, srv, Options{RequestTimeout: 100 * time.Millisecond})
-	if _, err := collect(t, c.Stream(context.Background(), simpleRequest)); err != nil {
-		t.Fatalf("Stream: %v", err)
-	}
-}
-
-func TestConnectionRefused(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	c := New(Options{BaseURL: "http://" + addr + "/v1", HTTPClient: &http.Client{Transport: tr}})
-	_, err = collect(t, c.Stream(context.Background(), simpleRequest))
-	checkError(t, err, wantError{Kind: llm.ErrBrokenStream, Message: "connection failed"})
-}
-
-// TestCancelMidStream: cancelling ctx ends the stream with ctx's error,
-// recognisable with errors.Is and not retryable.
-func TestCancelMidStream(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte(sseText + sseText))
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	// Close waits for handlers; a handler waiting for the client to hang
-	// up may not notice it, so connections are cut first.
-	defer srv.CloseClientConnections()
-	c := newTestClient(t, srv, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var events []llm.StreamEvent
-	var err error
-	for ev, e := range c.Stream(ctx, simpleRequest) {
-		if e != nil {
-			err = e
-			break
-		}
-		events = append(events, ev)
-		cancel()
-	}
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if llm.IsRetryable(err) {
-		t.Errorf("cancellation reported as retryable")
-	}
-	if len(events) != 1 {
-		t.Errorf("events %v", events)
-	}
-}
-
 // TestCancelWhileWaiting: cancelling before the headers arrive.
 func TestCancelWhileWaiting(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -431,60 +331,6 @@ func TestCancelWhileWaiting(t *testing.T) {
 	_, err := collect(t, c.Stream(ctx, simpleRequest))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-}
-
-func TestCancelledBeforeStart(t *testing.T) {
-	rec := &recorder{}
-	srv := httptest.NewServer(rec)
-	defer srv.Close()
-	// Close waits for handlers; a handler waiting for the client to hang
-	// up may not notice it, so connections are cut first.
-	defer srv.CloseClientConnections()
-	c := newTestClient(t, srv, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := collect(t, c.Stream(ctx, simpleRequest))
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if len(rec.reqs) != 0 {
-		t.Errorf("request sent on a cancelled context")
-	}
-}
-
-// TestEarlyBreak: a consumer that stops after the first event must close
-// the connection (the server sees its request context end) and leave no
-// goroutine behind (TestMain's goleak check).
-func TestEarlyBreak(t *testing.T) {
-	gone := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte(sseText + sseText))
-		w.(http.Flusher).Flush()
-		<-r.Context().Done() // the client hung up
-		close(gone)
-	}))
-	defer srv.Close()
-	// Close waits for handlers; a handler waiting for the client to hang
-	// up may not notice it, so connections are cut first.
-	defer srv.CloseClientConnections()
-	c := newTestClient(t, srv, Options{})
-	n := 0
-	for _, err := range c.Stream(context.Background(), simpleRequest) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-		break
-	}
-	if n != 1 {
-		t.Fatalf("%d events", n)
-	}
-	select {
-	case <-gone:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the connection stayed open after the consumer stopped")
 	}
 }
 
@@ -643,4 +489,17 @@ func TestRetryAfterParsing(t *testing.T) {
 			t.Errorf("retryAfter(%v) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
+}
+
+// TestStreamFaults runs the faults every adapter must survive alike
+// (llmtest.StreamFaults).
+func TestStreamFaults(t *testing.T) {
+	llmtest.StreamFaults{
+		New: func(t testing.TB, url string, timeout time.Duration) llm.Client {
+			return newTestClient(t, nil, Options{BaseURL: url + "/v1", RequestTimeout: timeout})
+		},
+		TimeoutCause: errRequestTimeout,
+		First:        sseText,
+		Head:         sseText, Tail: okStream,
+	}.Run(t)
 }
