@@ -158,8 +158,7 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation) iter.Seq[event.Even
 	return func(yield func(event.Event) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		r := &run{a: a, conv: conv, yield: yield, cancel: cancel, start: a.now()}
-		r.loop(ctx)
+		newRun(a, conv, yield, cancel).loop(ctx)
 	}
 }
 

@@ -41,62 +41,79 @@ func (r *run) threshold() int64 {
 
 // promptEstimate is the size of the next request: the last call's prompt
 // and answer, plus an estimate of what was appended since.
-func (r *run) promptEstimate(specs []llm.ToolSpec) int64 {
+func (r *run) promptEstimate() int64 {
 	msgs := r.conv.Messages
 	if r.lastSize == 0 || r.lastLen > len(msgs) {
-		return int64(llm.EstimateTokens(&llm.Request{System: r.conv.System, Tools: specs, Messages: msgs}))
+		return int64(llm.EstimateTokens(&llm.Request{System: r.conv.System, Tools: r.specs, Messages: msgs}))
 	}
 	return r.lastSize + int64(llm.EstimateTokens(&llm.Request{Messages: msgs[r.lastLen:]}))
 }
 
-func (r *run) shouldCompact(specs []llm.ToolSpec) bool {
-	if r.a.CompactThreshold < 0 || len(r.conv.Messages) < 3 {
+func (r *run) shouldCompact() bool {
+	if r.a.CompactThreshold < 0 || r.carried() < 2 {
 		return false
 	}
-	return r.promptEstimate(specs) >= r.threshold()
+	return r.promptEstimate() >= r.threshold()
+}
+
+// carried returns where the history's unanswered tail starts: the trailing
+// user messages of text only — the prompt a person just sent, this turn's
+// <system-reminder>s, a "continue" request. Compaction summarises what
+// comes before and keeps these verbatim after the summary: a prompt must
+// reach the model as written, not as the model's retelling of it. Tool
+// results are never carried (their calls are summarised).
+func (r *run) carried() int {
+	msgs := r.conv.Messages
+	i := len(msgs)
+	for i > 0 && textOnlyUser(msgs[i-1]) {
+		i--
+	}
+	return i
+}
+
+func textOnlyUser(m llm.Message) bool {
+	if m.Role != llm.RoleUser || len(m.Content) == 0 {
+		return false
+	}
+	for _, b := range m.Content {
+		if b.Type != llm.BlockText {
+			return false
+		}
+	}
+	return true
 }
 
 // Compact summarises conv's history on demand (the TUI's /compact, an SDK
 // call): the model writes a structured summary, which, behind the preamble,
 // replaces the history. focus, if set, says what the summary should keep.
 func (a *Agent) Compact(ctx context.Context, conv *Conversation, focus string) (event.Compact, error) {
-	r := &run{a: a, conv: conv, yield: func(event.Event) bool { return true }, cancel: func() {}, start: a.now()}
-	r.turn, r.startTurn, r.recorded = conv.Turns, conv.Turns, conv.Persisted
-	r.total, r.cost = conv.Usage, conv.CostUSD
-	if a.ModelInfo != nil {
-		r.model = *a.ModelInfo
-	} else {
-		r.model, _ = llm.LookupModel(a.Model)
-	}
-	r.maxTokens = a.MaxTokens
-	if r.maxTokens <= 0 {
-		r.maxTokens = min(r.model.MaxOutputTokens, 32_000)
-	}
-	var specs []llm.ToolSpec
-	if a.Tools != nil {
-		specs = a.Tools.Specs()
-	}
 	var got event.Compact
-	r.yield = func(e event.Event) bool {
+	r := newRun(a, conv, func(e event.Event) bool {
 		if c, ok := e.(event.Compact); ok {
 			got = c
 		}
 		return true
-	}
+	}, func() {})
 	r.record()
-	if err := r.compact(ctx, specs, "manual", focus); err != nil {
+	if r.carried() == 0 {
+		return event.Compact{}, errors.New("compact the conversation: there is nothing to summarise yet")
+	}
+	if err := r.compact(ctx, "manual", focus); err != nil {
 		return event.Compact{}, err
 	}
 	r.turnEnd()
-	conv.Turns, conv.Usage, conv.CostUSD, conv.Persisted = r.turn, r.total, r.cost, r.recorded
+	r.save()
 	return got, r.recErr
 }
 
 // compact replaces the history with the preamble and a model-written
 // summary, records the boundary and yields a compact event.
-func (r *run) compact(ctx context.Context, specs []llm.ToolSpec, reason, focus string) error {
+func (r *run) compact(ctx context.Context, reason, focus string) error {
 	a := r.a
-	before := r.promptEstimate(specs)
+	specs := r.specs
+	before := r.promptEstimate()
+	keep := r.carried()
+	history, tail := r.conv.Messages[:keep:keep], r.conv.Messages[keep:]
 	prompt := summaryPrompt
 	if focus != "" {
 		prompt += "\n\nThe user asks the summary to focus on: " + focus
@@ -104,8 +121,8 @@ func (r *run) compact(ctx context.Context, specs []llm.ToolSpec, reason, focus s
 	// Same system prompt, tools and history as the turns before: the
 	// summary call reads the cached prefix, and the API accepts the tool
 	// blocks in the history only when tools are defined.
-	msgs := append(r.conv.Messages[:len(r.conv.Messages):len(r.conv.Messages)],
-		llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: prompt}}})
+	// The carried tail is left out: it is not summarised but kept.
+	msgs := append(history, llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: prompt}}})
 	req := &llm.Request{Model: a.Model, System: r.conv.System, Messages: msgs, Tools: specs, MaxTokens: min(r.maxTokens, 16_000)}
 	var summary strings.Builder
 	var end llm.StreamEnd
@@ -139,7 +156,7 @@ func (r *run) compact(ctx context.Context, specs []llm.ToolSpec, reason, focus s
 	}
 	first = append(first, llm.Block{Type: llm.BlockText, Text: "This session continues an earlier conversation that ran out of context. Summary of everything before this point:\n\n" +
 		text + "\n\nContinue the work from where it stopped; do not ask the user to repeat anything."})
-	newMsgs := []llm.Message{{Role: llm.RoleUser, Content: first}}
+	newMsgs := append([]llm.Message{{Role: llm.RoleUser, Content: first}}, tail...)
 
 	var id [8]byte
 	_, _ = rand.Read(id[:])

@@ -2,9 +2,12 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/agent"
 	"github.com/novacode/nova/event"
@@ -146,5 +149,79 @@ func TestOnDemandCompaction(t *testing.T) {
 	}
 	if !strings.Contains(string(fc.reqs()[1].Messages), "keep the greeting") {
 		t.Fatal("focus not passed to the summary call")
+	}
+}
+
+// Compaction on a turn with a new prompt and reminders: the summary covers
+// the history before them, and the first request after it carries the
+// prompt and the reminders verbatim. Over three compactions, every request
+// extends the one before it byte for byte, but for the history a summary
+// replaced.
+func TestCompactionKeepsTheNewestPromptAndReminders(t *testing.T) {
+	big := func(s string) []step {
+		// An answer long enough to put the next turn over the threshold.
+		return []step{text(0, s+strings.Repeat(" and more", 800)), end(llm.StopEndTurn, 100, 10)}
+	}
+	summary := func(n int) []step {
+		return []step{text(0, fmt.Sprintf("SUMMARY-%d", n)), end(llm.StopEndTurn, 100, 10)}
+	}
+	fc := &fakeClient{scripts: [][]step{
+		big("working 1"),
+		summary(2), big("working 2"),
+		summary(3), big("working 3"),
+		summary(4), answer("working 4"),
+	}}
+	a := newAgent(fc, nil)
+	a.CompactThreshold = 1000
+	a.Preamble = func(context.Context) (string, error) { return "<env>preamble</env>", nil }
+	a.Hooks.PreSend = append(a.Hooks.PreSend, func(ctx context.Context, ti *agent.TurnInfo) error {
+		ti.Remind(fmt.Sprintf("REMINDER-%d", ti.Turn))
+		return nil
+	})
+	seen := 0
+	a.Recorder = &memRecorder{seen: &seen}
+	conv := agent.NewConversation("s", "sys", "PROMPT-1")
+	var compacts int
+	for run := 1; run <= 4; run++ {
+		if run > 1 {
+			conv.AddUser(fmt.Sprintf("PROMPT-%d", run))
+		}
+		for _, e := range collect(t, a, context.Background(), conv) {
+			if _, ok := e.(event.Compact); ok {
+				compacts++
+			}
+		}
+	}
+	if compacts != 3 {
+		t.Fatalf("%d compactions, want 3", compacts)
+	}
+	reqs := fc.reqs()
+	if len(reqs) != 7 {
+		t.Fatalf("%d model calls, want 7", len(reqs))
+	}
+	isSummary := func(r recorded) bool { return strings.Contains(string(r.Messages), "Write that summary now") }
+	for i := 1; i < len(reqs); i++ {
+		prev, cur := reqs[i-1], reqs[i]
+		if isSummary(prev) {
+			// The first request after a summary: the summary, then the
+			// turn's prompt and reminder as written.
+			n := (i + 2) / 2 // run number
+			want := []string{fmt.Sprintf("SUMMARY-%d", n), fmt.Sprintf("PROMPT-%d", n), fmt.Sprintf("<system-reminder>\nREMINDER-%d\n</system-reminder>\n", n)}
+			if len(cur.msgs) != 3 || !strings.Contains(cur.msgs[0].Text(), want[0]) || !strings.Contains(cur.msgs[0].Text(), "preamble") ||
+				cur.msgs[1].Text() != want[1] || cur.msgs[2].Text() != want[2] {
+				t.Fatalf("request %d after compaction: %s", i, cur.Messages)
+			}
+			if strings.Contains(string(prev.Messages), want[1]) || strings.Contains(string(prev.Messages), fmt.Sprintf("REMINDER-%d", n)) {
+				t.Errorf("the summary call of run %d was given the prompt it keeps: %s", n, prev.Messages)
+			}
+			continue
+		}
+		// Every other request extends the one before it.
+		if len(cur.msgs) < len(prev.msgs) {
+			t.Fatalf("request %d is shorter than request %d", i, i-1)
+		}
+		if d := cmp.Diff(prev.msgs, cur.msgs[:len(prev.msgs)]); d != "" {
+			t.Fatalf("request %d does not extend request %d (-prev +cur):\n%s", i, i-1, d)
+		}
 	}
 }

@@ -14,18 +14,25 @@ import (
 // executor runs one turn's tool calls as they arrive from the stream.
 //
 // Ordering invariants:
-//   - A concurrency-safe task waits only for the last mutating task submitted
-//     before it (barrier), so read-only tools overlap each other.
-//   - A mutating task waits for the barrier and for every task submitted since
-//     it, then becomes the new barrier: it runs alone, after all calls before
-//     it, and every later call waits for it.
+//   - Every call that may run is reserved in call order, with its effects
+//     (what it will touch), the moment its block completes — also a call
+//     that first needs a person.
+//   - A call waits for exactly the earlier calls of the turn whose effects
+//     conflict with its own (a write against a read or write of the same
+//     path or a directory holding it; exclusive against everything) and that
+//     had not ended when it was reserved. Everything else starts at once.
+//   - A reserved call ends exactly once: it runs and ends, or it is
+//     released without running (denied, cancelled). Either way its done
+//     channel closes and whoever waits on it goes on.
 //
 // Ownership: the executor owns every task goroutine; wait() returns only when
-// all of them have ended, so none outlives the turn.
+// all of them have ended, so none outlives the turn. reserve, start and
+// release are called from the loop's goroutine only.
 //
-// Completion: a task that ends is queued (after its done channel closes)
-// and notify is signalled; the loop takes the queue with takeDone and turns
-// it into tool_done events. Every submitted task is queued exactly once.
+// Completion: a task that ran is queued (after its done channel closes) and
+// notify is signalled; the loop takes the queue with takeDone and turns it
+// into tool_done events. Every started task is queued exactly once; a
+// released one never (the loop reports it itself).
 type executor struct {
 	ctx      context.Context
 	env      *tool.Env
@@ -33,31 +40,38 @@ type executor struct {
 	turn     int
 	snapshot func(turn int, paths []string)
 	wg       sync.WaitGroup
-	mu       sync.Mutex // guards barrier and since; submit is called from the loop only, but be explicit
-	tail     barrierState
+	tasks    []*task // every reserved task, in call order (loop goroutine only)
 
 	doneMu  sync.Mutex // guards ended and running
 	ended   []*task    // tasks that ended since the last takeDone
-	running int        // tasks submitted and not yet queued in ended
+	running int        // tasks started and not yet queued in ended
 	notify  chan struct{}
 }
 
-type barrierState struct {
-	barrier <-chan struct{}   // done of the last mutating task; nil when none
-	since   []<-chan struct{} // done of safe tasks submitted after barrier
-}
-
-// task is one submitted call. Fields other than done are written by its
-// goroutine before done is closed and read by others only after.
+// task is one reserved call. Fields below done are written by its goroutine
+// before done is closed and read by others only after.
 type task struct {
-	call     ToolCall
-	done     chan struct{}
+	call ToolCall
+	fx   tool.Effects
+	deps []<-chan struct{} // done of the earlier calls it conflicts with
+	done chan struct{}
+	// state is the loop's view: reserved, then started or released.
+	state taskState
+
 	result   tool.Result
 	started  time.Time
 	finished time.Time
 	// cancelled is set when ctx ended before or while the tool ran.
 	cancelled bool
 }
+
+type taskState int
+
+const (
+	reserved taskState = iota
+	started
+	released
+)
 
 func newExecutor(ctx context.Context, env *tool.Env, now func() time.Time, turn int, snapshot func(int, []string)) *executor {
 	return &executor{ctx: ctx, env: env, now: now, turn: turn, snapshot: snapshot, notify: make(chan struct{}, 1)}
@@ -85,24 +99,47 @@ func (x *executor) takeDone() ([]*task, int) {
 	return out, x.running
 }
 
-// submit starts call on t as soon as its ordering constraints allow.
-// approved are the resolved paths the permission decision covered; file
-// tools re-check what they open against them.
-func (x *executor) submit(call ToolCall, t tool.Tool, approved []string) *task {
-	tk := &task{call: call, done: make(chan struct{})}
-	x.mu.Lock()
-	var deps []<-chan struct{}
-	if x.tail.barrier != nil {
-		deps = append(deps, x.tail.barrier)
+// reserve takes call's place in the turn: from now on later calls that
+// conflict with fx wait for it. It waits itself for the earlier calls it
+// conflicts with that have not ended yet.
+func (x *executor) reserve(call ToolCall, fx tool.Effects) *task {
+	tk := &task{call: call, fx: fx, done: make(chan struct{})}
+	for _, prev := range x.tasks {
+		if !prev.ended() && prev.fx.Conflicts(fx) {
+			tk.deps = append(tk.deps, prev.done)
+		}
 	}
-	if t.ConcurrencySafe() {
-		x.tail.since = append(x.tail.since, tk.done)
-	} else {
-		deps = append(deps, x.tail.since...)
-		x.tail.barrier, x.tail.since = tk.done, nil
-	}
-	x.mu.Unlock()
+	x.tasks = append(x.tasks, tk)
+	return tk
+}
 
+// ended reports whether tk's done channel is closed.
+func (tk *task) ended() bool {
+	select {
+	case <-tk.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// release ends a reserved call that will not run.
+func (x *executor) release(tk *task) {
+	if tk.state != reserved {
+		return
+	}
+	tk.state = released
+	close(tk.done)
+}
+
+// start runs a reserved call on t once the calls it conflicts with have
+// ended. approved are the resolved paths the permission decision covered;
+// file tools re-check what they open against them.
+func (x *executor) start(tk *task, t tool.Tool, approved []string) {
+	if tk.state != reserved {
+		return
+	}
+	tk.state = started
 	x.doneMu.Lock()
 	x.running++
 	x.doneMu.Unlock()
@@ -111,21 +148,25 @@ func (x *executor) submit(call ToolCall, t tool.Tool, approved []string) *task {
 		defer x.wg.Done()
 		defer x.end(tk) // after done is closed: the fields are final
 		defer close(tk.done)
-		for _, d := range deps {
+		for _, d := range tk.deps {
 			select {
 			case <-d:
 			case <-x.ctx.Done():
-				tk.cancelled = true
-				tk.result = cancelledResult
-				return
 			}
 		}
-		if x.snapshot != nil && !t.ConcurrencySafe() && len(approved) > 0 {
+		if x.ctx.Err() != nil {
+			// Checked after the wait too: a dependency released by the
+			// cancellation must not let this call start.
+			tk.cancelled = true
+			tk.result = cancelledResult
+			return
+		}
+		if x.snapshot != nil && !t.ReadOnly() && len(approved) > 0 {
 			// Keep what the files held before this tool changes them.
 			x.snapshot(x.turn, approved)
 		}
 		tk.started = x.now()
-		tk.result = runTool(tool.WithApprovedPaths(x.ctx, approved), t, x.env, call.Input)
+		tk.result = runTool(tool.WithApprovedPaths(x.ctx, approved), t, x.env, tk.call.Input)
 		tk.finished = x.now()
 		if x.ctx.Err() != nil {
 			tk.cancelled = true
@@ -133,11 +174,17 @@ func (x *executor) submit(call ToolCall, t tool.Tool, approved []string) *task {
 			tk.result.Content = "[cancelled: the run was interrupted while this tool was running]\n" + tk.result.Content
 		}
 	}()
-	return tk
 }
 
-// wait blocks until every submitted task has ended.
-func (x *executor) wait() { x.wg.Wait() }
+// wait blocks until every started task has ended. A call still only
+// reserved (the turn ended before it was decided) is released first, so
+// nothing waits on it forever.
+func (x *executor) wait() {
+	for _, tk := range x.tasks {
+		x.release(tk)
+	}
+	x.wg.Wait()
+}
 
 var cancelledResult = tool.Result{Content: "[cancelled: the run was interrupted before this tool ran]", IsError: true}
 
@@ -154,4 +201,22 @@ func runTool(ctx context.Context, t tool.Tool, env *tool.Env, input json.RawMess
 		return tool.Result{Content: fmt.Sprintf("Tool %s failed: %v", t.Name(), err), IsError: true}
 	}
 	return res
+}
+
+// effectsOf asks t what one call will touch, with symbolic links resolved.
+// A tool that panics while answering, or an agent without an environment,
+// gets the safe answer: the call runs alone (or, read-only, beside reads).
+func effectsOf(t tool.Tool, env *tool.Env, input json.RawMessage) (fx tool.Effects) {
+	defer func() {
+		if recover() != nil {
+			fx = tool.Exclusive()
+		}
+	}()
+	if env == nil {
+		if t.ReadOnly() {
+			return tool.ReadsEverything()
+		}
+		return tool.Exclusive()
+	}
+	return tool.EffectsOf(t, env, input).Resolved()
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times the whole nova binary against the scripted model server and prints a
-# Markdown report (paste it into BENCHMARKS.md). Usage: bench/run.sh [runs]
+# Markdown report (paste it into BENCHMARKS.md). Usage: [BENCH_OLD=rev] bench/run.sh [runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
@@ -13,4 +13,13 @@ cp go.mod "$out/upstream.mod"; cp go.sum "$out/upstream.sum"
 go mod edit -modfile="$out/upstream.mod" -dropreplace=charm.land/bubbletea/v2
 GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" -o "$out/idlebase" ./bench/idlebase
 GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" -trimpath -o "$out/nova-upstream" ./cmd/nova
-"$out/novabench" -nova "$out/nova" -nova-upstream "$out/nova-upstream" -idlebase "$out/idlebase" -runs "${1:-5}"
+# BENCH_OLD=<git revision> also builds that revision and measures it beside
+# this one in the paced three-call turn.
+old_args=()
+if [ -n "${BENCH_OLD:-}" ]; then
+  rm -rf "$out/old-src"; mkdir -p "$out/old-src"
+  git archive "$BENCH_OLD" | tar -x -C "$out/old-src"
+  (cd "$out/old-src" && go build -trimpath -o ../nova-old ./cmd/nova)
+  old_args=(-nova-old "$out/nova-old" -nova-old-label "$BENCH_OLD")
+fi
+"$out/novabench" -nova "$out/nova" -nova-upstream "$out/nova-upstream" -idlebase "$out/idlebase" -runs "${1:-5}" "${old_args[@]}"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -300,6 +301,14 @@ func (c *Checker) byMode(call Call, s subject, out func(Behavior, string, string
 		inside = inside && p.Inside
 	}
 	readOnly := call.ReadOnly && s.command == nil
+	if a := s.command; a != nil && a.ReadOnly() {
+		// A command that only reads is treated like the read-only
+		// tools: no question inside the workspace, in every mode.
+		if why := c.readsOutsideOrSecret(a); why != "" {
+			return out(Ask, why, "")
+		}
+		return out(Allow, "read-only command inside the workspace", "")
+	}
 	switch {
 	case readOnly && inside:
 		return out(Allow, "read-only tool inside the workspace", "")
@@ -330,6 +339,58 @@ func (c *Checker) byMode(call Call, s subject, out func(Behavior, string, string
 		return out(Ask, fmt.Sprintf("%s changes files", call.Tool), "")
 	}
 	return out(Ask, fmt.Sprintf("%s may change files or run commands", call.Tool), "")
+}
+
+// Limits of the checks of a read-only command's reads: a pattern's matches
+// and a walked tree's entries beyond these are not looked at, so the command
+// is asked about instead.
+const (
+	maxGlobMatches = 1000
+	maxTreeEntries = 20_000
+)
+
+// readsOutsideOrSecret says why a read-only command's reads need a person,
+// or "": a path outside the workspace (and additional directories), one
+// that cannot be resolved, a special file, a protected or secret path, or a
+// tree read for contents that holds a secret (grep -r, rg).
+func (c *Checker) readsOutsideOrSecret(a *shell.Analysis) string {
+	ws := c.cfg.Workspace
+	for _, r := range a.Effects.Reads {
+		paths := []string{r.Path}
+		if r.Glob {
+			if strings.ContainsAny(r.Path, "{}") {
+				return fmt.Sprintf("reads files matching %s, a pattern with braces the check does not expand", r.Path)
+			}
+			m, err := filepath.Glob(r.Path)
+			if err != nil {
+				return fmt.Sprintf("reads files matching %s, which is not a valid pattern", r.Path)
+			}
+			if len(m) > maxGlobMatches {
+				return fmt.Sprintf("reads the %d files matching %s, too many to check", len(m), r.Path)
+			}
+			paths = append(m, r.GlobDir())
+		}
+		for _, p := range paths {
+			info := c.guard.Inspect(p, ws)
+			switch {
+			case info.Err != "":
+				return fmt.Sprintf("cannot tell where %s leads: %s", p, info.Err)
+			case !info.Inside:
+				return fmt.Sprintf("reads %s, outside the workspace", p)
+			case info.Special != "":
+				return fmt.Sprintf("reads %s, which is %s", p, info.Special)
+			case info.Secret != "":
+				return fmt.Sprintf("reading %s: %s", p, info.Secret)
+			case info.Protected != "":
+				return fmt.Sprintf("reading %s: %s", p, info.Protected)
+			case r.Tree && r.Contents:
+				if why := c.guard.SecretBelow(info.Resolved, r.SkipsHidden, maxTreeEntries); why != "" {
+					return "reads every file under " + p + ", which includes " + why
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // match finds the first rule of rs that covers the whole call. For a

@@ -1,6 +1,6 @@
 // Package tool defines what a tool is to the agent loop: a name, a JSON
-// Schema generated from a typed Go input struct, a concurrency-safety flag and
-// a Run method. It also holds the registry that presents tools to models in
+// Schema generated from a typed Go input struct, whether it only reads, what
+// one call will touch (Effects) and a Run method. It also holds the registry that presents tools to models in
 // both schema dialects, and the per-session state tools share (the files the
 // model has read).
 package tool
@@ -22,9 +22,11 @@ type Tool interface {
 	Description() string
 	// Schema is the JSON Schema of the input object.
 	Schema() json.RawMessage
-	// ConcurrencySafe reports whether the tool may run alongside other
-	// concurrency-safe tools (read-only tools are).
-	ConcurrencySafe() bool
+	// ReadOnly reports whether the tool never changes anything: no file,
+	// no process, nothing on the network. The permission chain lets such
+	// tools run without asking inside the workspace. Which calls run side
+	// by side is decided per call from Effects (see Effector), not here.
+	ReadOnly() bool
 	// Run executes one call. A mistake by the model (bad input, missing file)
 	// is a Result with IsError set, not a Go error; a Go error is reserved for
 	// failures of the host, and the executor turns it into an error result too.
@@ -111,8 +113,12 @@ func (e *Env) Abs(p string) string { return absPath(e.Dir, p) }
 type Typed[In any] struct {
 	ToolName string
 	Desc     string
-	Safe     bool
-	Fn       func(ctx context.Context, env *Env, in In) (Result, error)
+	// Reads: the tool only reads (see Tool.ReadOnly).
+	Reads bool
+	Fn    func(ctx context.Context, env *Env, in In) (Result, error)
+	// EffectsFn, if set, says what one call will touch; nil means
+	// everything may be read (Reads) or the call is exclusive.
+	EffectsFn func(env *Env, in In) Effects
 
 	schema   json.RawMessage
 	resolved *jsonschema.Resolved
@@ -121,8 +127,9 @@ type Typed[In any] struct {
 
 // New builds a typed tool. The schema comes from In's fields: json tags give
 // the names, fields without omitempty are required, `jsonschema:"…"` tags give
-// descriptions. enums may add enum constraints by property name.
-func New[In any](name, desc string, safe bool, enums map[string][]any, fn func(ctx context.Context, env *Env, in In) (Result, error)) *Typed[In] {
+// descriptions. readOnly says the tool changes nothing (Tool.ReadOnly). enums
+// may add enum constraints by property name.
+func New[In any](name, desc string, readOnly bool, enums map[string][]any, fn func(ctx context.Context, env *Env, in In) (Result, error)) *Typed[In] {
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: schema for %T: %v", name, *new(In), err))
@@ -147,7 +154,7 @@ func New[In any](name, desc string, safe bool, enums map[string][]any, fn func(c
 	for _, r := range s.Required {
 		required[r] = true
 	}
-	return &Typed[In]{ToolName: name, Desc: desc, Safe: safe, Fn: fn, schema: raw, resolved: res, required: required}
+	return &Typed[In]{ToolName: name, Desc: desc, Reads: readOnly, Fn: fn, schema: raw, resolved: res, required: required}
 }
 
 // normalizeSchema makes the generated schema acceptable to every provider:
@@ -168,7 +175,31 @@ func normalizeSchema(s *jsonschema.Schema) {
 func (t *Typed[In]) Name() string            { return t.ToolName }
 func (t *Typed[In]) Description() string     { return t.Desc }
 func (t *Typed[In]) Schema() json.RawMessage { return t.schema }
-func (t *Typed[In]) ConcurrencySafe() bool   { return t.Safe }
+func (t *Typed[In]) ReadOnly() bool          { return t.Reads }
+
+// WithEffects sets what one call touches, from its decoded input; it
+// returns t for chaining.
+func (t *Typed[In]) WithEffects(fn func(env *Env, in In) Effects) *Typed[In] {
+	t.EffectsFn = fn
+	return t
+}
+
+// Effects decodes input and asks EffectsFn. Input that does not decode
+// makes the call exclusive: the call will fail, but the runtime does not
+// guess.
+func (t *Typed[In]) Effects(env *Env, input json.RawMessage) Effects {
+	if t.EffectsFn == nil {
+		return defaultEffects(t.Reads)
+	}
+	var in In
+	if len(strings.TrimSpace(string(input))) == 0 {
+		input = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return Exclusive()
+	}
+	return t.EffectsFn(env, in)
+}
 
 // Run validates input, decodes it into In and calls Fn.
 func (t *Typed[In]) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {

@@ -39,8 +39,19 @@ func main() {
 	spawn := flag.Bool("spawn", false, "internal: baseline spawns bash -c 'echo hi' per tool turn")
 	idleBase = flag.String("idlebase", "", "path of bench/idlebase, the idle-TUI baseline")
 	novaUpstream = flag.String("nova-upstream", "", "path of nova built on upstream Bubble Tea (bench/run.sh), for the keystroke comparison")
-	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI) or memory (TUI after 200 vs 2,000 messages)")
+	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages) or paced (the paced three-call turn)")
+	novaOld := flag.String("nova-old", "", "an earlier build of nova, measured beside this one in the paced turn")
+	flag.StringVar(&oldLabel, "nova-old-label", oldLabel, "how the paced table names the earlier build")
 	flag.Parse()
+	if *only == "paced" {
+		out, err := pacedReport(context.Background(), *nova, *novaOld, *runs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "novabench:", err)
+			os.Exit(1)
+		}
+		fmt.Print(out)
+		return
+	}
 	if *only == "idle" {
 		out, err := idleTUI(context.Background(), *nova, *idleBase)
 		if err != nil {
@@ -75,7 +86,7 @@ func main() {
 		}
 		return
 	}
-	if err := report(*nova, *runs); err != nil {
+	if err := report(*nova, *novaOld, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "novabench:", err)
 		os.Exit(1)
 	}
@@ -174,7 +185,7 @@ func bashCall(id, command string) llmtest.Block {
 	return llmtest.ToolUse(id, "Bash", string(b))
 }
 
-func report(nova string, runs int) error {
+func report(nova, novaOld string, runs int) error {
 	ctx := context.Background()
 	self, err := os.Executable()
 	if err != nil {
@@ -183,21 +194,12 @@ func report(nova string, runs int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured %s on %s, %d runs per scenario, medians.\n\n", time.Now().UTC().Format("2006-01-02"), hostDesc(), runs)
 
-	// 1. Paced three-tool turn.
-	var lat []time.Duration
-	var ratios []float64
-	for range runs {
-		l, r, err := pacedTurn(ctx, nova)
-		if err != nil {
-			return fmt.Errorf("paced turn: %w", err)
-		}
-		lat = append(lat, l...)
-		ratios = append(ratios, r)
+	// 1. The paced three-call turn, in three variants.
+	paced, err := pacedReport(ctx, nova, novaOld, runs)
+	if err != nil {
+		return fmt.Errorf("paced turn: %w", err)
 	}
-	fmt.Fprintf(&b, "### Paced three-tool turn (blocks 1 s apart, three Bash calls)\n\n")
-	fmt.Fprintf(&b, "| measure | median | max | target |\n|---|---|---|---|\n")
-	fmt.Fprintf(&b, "| tool start after its block completed | %s | %s | ≤ 20 ms |\n", ms(median(lat)), ms(slices.Max(lat)))
-	fmt.Fprintf(&b, "| next request / ideal (ideal: each tool starts the instant its block completes) | %.4f | %.4f | ≤ 1.03 |\n\n", medianF(ratios), slices.Max(ratios))
+	b.WriteString(paced)
 
 	// 2. 50 turns of one echo call, against a baseline client doing the same
 	// HTTP streams and process spawns with no agent around them.
@@ -336,77 +338,6 @@ func compare(ctx context.Context, runs int, newServer func() *llmtest.Server,
 		bs = append(bs, m)
 	}
 	return medianM(ns), medianM(bs), nil
-}
-
-// pacedTurn runs one paced three-tool turn and returns each tool's start
-// latency and the next-request/ideal ratio.
-func pacedTurn(ctx context.Context, nova string) ([]time.Duration, float64, error) {
-	ws, err := os.MkdirTemp("", "novabench-ws-")
-	if err != nil {
-		return nil, 0, err
-	}
-	defer os.RemoveAll(ws)
-	home, _ := os.MkdirTemp("", "novabench-home-")
-	defer os.RemoveAll(home)
-	blocks := []llmtest.Block{llmtest.Text("Running three commands.")}
-	for i := 1; i <= 3; i++ {
-		blk := bashCall(fmt.Sprintf("c%d", i), fmt.Sprintf("date +%%s%%N > s%d; sleep 0.2; date +%%s%%N > e%d", i, i))
-		if i > 1 {
-			blk.Delay = time.Second
-		}
-		blocks = append(blocks, blk)
-	}
-	srv := llmtest.NewServer(llmtest.Turn{Blocks: blocks}, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}})
-	defer srv.Close()
-	_, out, err := runProc(ctx, novaEnv(srv, home), nova, "-p", "--cwd", ws, "--allowedTools", "Bash", "--output-format", "json", "go")
-	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %s", err, out)
-	}
-	var reqs []llmtest.Request
-	for _, r := range srv.Requests() {
-		if r.Method == "POST" { // leave out the context-window lookup
-			reqs = append(reqs, r)
-		}
-	}
-	if len(reqs) != 2 {
-		return nil, 0, fmt.Errorf("%d requests, want 2", len(reqs))
-	}
-	stops := reqs[0].BlockStops[1:] // skip the text block
-	var lat []time.Duration
-	idealEnd := time.Time{}
-	for i := range 3 {
-		s, err := stamp(filepath.Join(ws, fmt.Sprintf("s%d", i+1)))
-		if err != nil {
-			return nil, 0, err
-		}
-		e, err := stamp(filepath.Join(ws, fmt.Sprintf("e%d", i+1)))
-		if err != nil {
-			return nil, 0, err
-		}
-		lat = append(lat, s.Sub(stops[i]))
-		// Bash calls mutate, so they run one after another: ideally each
-		// starts when its block completes or the previous one ends.
-		start := stops[i]
-		if idealEnd.After(start) {
-			start = idealEnd
-		}
-		idealEnd = start.Add(e.Sub(s))
-	}
-	ideal := reqs[0].Done
-	if idealEnd.After(ideal) {
-		ideal = idealEnd
-	}
-	t0 := reqs[0].Received
-	return lat, float64(reqs[1].Received.Sub(t0)) / float64(ideal.Sub(t0)), nil
-}
-
-func stamp(path string) (time.Time, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return time.Time{}, err
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	return time.Unix(0, n), err
 }
 
 // baselineClient makes turns streaming requests and reads them to the end,

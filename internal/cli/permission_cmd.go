@@ -95,7 +95,7 @@ func runPermissionCheck(opts *PermissionCheckOptions) error {
 	readOnly := false
 	for _, t := range builtin.All() {
 		if t.Name() == opts.Tool {
-			readOnly = t.ConcurrencySafe()
+			readOnly = t.ReadOnly()
 		}
 	}
 	d := c.Check(permission.Call{Tool: opts.Tool, Input: opts.Input, ReadOnly: readOnly})

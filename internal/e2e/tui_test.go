@@ -64,7 +64,9 @@ func TestTUIInTmux(t *testing.T) {
 		llmtest.Turn{Blocks: []llmtest.Block{
 			llmtest.Thinking("Let me look at the files.", "sig"),
 			llmtest.Text("I'll list the files."),
-			bash("ls1", "ls"),
+			// A read-only command would run without asking: this one
+			// writes a file too.
+			bash("ls1", "ls | tee listing.txt"),
 		}},
 		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("There are **two** Go files.")}},
 	)
@@ -78,7 +80,7 @@ func TestTUIInTmux(t *testing.T) {
 	s.waitFor("Allow once")
 	s.run("send-keys", "-t", s.name, "Enter")
 	final := s.waitFor("There are two Go files.")
-	for _, want := range []string{"> list the files", "Thinking", "● Bash(ls)", "alpha.go", "beta.go", "claude-sonnet-4-5", "default"} {
+	for _, want := range []string{"> list the files", "Thinking", "● Bash(ls | tee listing.txt)", "alpha.go", "beta.go", "claude-sonnet-4-5", "default"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("final screen lacks %q:\n%s", want, final)
 		}

@@ -218,6 +218,7 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 	}
 	if c.prog == "" {
 		z.unsafe("empty command name")
+		z.unbounded("empty command name")
 		return c.out
 	}
 	for _, r := range c.prog {
@@ -242,6 +243,7 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 		st = st.lostCwd()
 		st.varsUnknown = true
 		c.out = same(st)
+		z.unbounded("%s is a function of the script", c.prog)
 		return c.out
 	}
 	c.base = canonical(c.base)
@@ -253,6 +255,7 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 		h(z, c)
 	}
 	z.checkPaths(c)
+	z.effects(c)
 	return c.out
 }
 

@@ -37,8 +37,11 @@ type Analysis struct {
 	// by path). Not a reason to ask by itself; see the package doc.
 	ProjectCode []string
 	// ParseError is non-empty when the command does not parse: the chain
-	// asks. The other fields are then empty.
+	// asks. The other fields are then empty (Effects unbounded).
 	ParseError string
+	// Effects is what the line touches, for scheduling and for the
+	// read-only rule; see Effects and ReadOnly.
+	Effects Effects
 }
 
 // Command is one simple command.
@@ -86,13 +89,14 @@ func Analyze(src string, opt Options) (a *Analysis) {
 		if r := recover(); r != nil {
 			// A bug here must make the chain ask, not crash the agent
 			// or, worse, let the command through unanalysed.
-			a = &Analysis{Unsafe: []string{fmt.Sprintf("internal error while analysing the command: %v", r)}}
+			a = &Analysis{Unsafe: []string{fmt.Sprintf("internal error while analysing the command: %v", r)},
+				Effects: Effects{Unbounded: []string{"internal error while analysing the command"}}}
 		}
 	}()
 	opt = cleanOptions(opt)
 	f, err := parse(src)
 	if err != nil {
-		return &Analysis{ParseError: err.Error()}
+		return &Analysis{ParseError: err.Error(), Effects: Effects{Unbounded: []string{"the command does not parse"}}}
 	}
 	s := newSink(a)
 	z := newAnalyzer(src, opt, s, 0)

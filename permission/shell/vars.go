@@ -187,6 +187,18 @@ func (z *analyzer) declClause(c *syntax.DeclClause, in state) flow {
 		}
 		st = z.assignVar(st, in, as)
 	}
+	names := 0
+	for _, as := range c.Args {
+		if as.Name != nil {
+			names++
+			if strings.Contains(flags, "p") {
+				z.envRead(as.Name.Value, in) // declare -p NAME prints its value
+			}
+		}
+	}
+	if names == 0 {
+		z.unbounded("%s without names prints variables, the environment among them", variant)
+	}
 	if strings.Contains(flags, "n") || variant == "nameref" {
 		// A nameref makes later assignments write another variable
 		// (declare -n r=PATH; r=/tmp/x).

@@ -415,7 +415,9 @@ func (z *analyzer) stmt(s *syntax.Stmt, in state) flow {
 	start := len(z.sink.a.Commands)
 	if s.Background {
 		// A background job runs in a subshell: it changes nothing here.
-		// Backgrounding itself is harmless; what runs is checked.
+		// Backgrounding itself is harmless; what runs is checked. But it
+		// outlives the call, so what it touches is not bounded by it.
+		z.unbounded("a background job outlives the command: %s", z.text(s))
 		z.command(s.Cmd, in)
 		f = same(in)
 	} else {
@@ -880,8 +882,16 @@ func (z *analyzer) writeTarget(w wordInfo, st state, appendMode bool, what strin
 		// The target is only known at run time (or, with a glob or
 		// brace, may be several files): the chain asks.
 		z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: w.text, Dynamic: true, Append: appendMode})
+		z.unbounded("%s writes a file only known at run time", what)
 		z.checkWrite(w, st, what)
 		return
+	}
+	if abs := z.absPaths(w.val, st); len(abs) > 0 {
+		for _, a := range abs {
+			z.addWrite(a)
+		}
+	} else {
+		z.unbounded("%s writes relative to a directory the analyser could not follow", what)
 	}
 	p := w.val
 	dyn := false
@@ -900,4 +910,5 @@ func (z *analyzer) writeTarget(w wordInfo, st state, appendMode bool, what strin
 func (z *analyzer) redirectRead(r *syntax.Redirect, st state) {
 	w := z.resolve(r.Word, st)
 	z.checkRead(w, st, "redirection "+z.text(r))
+	z.readWord(&cmd{argv: []wordInfo{{val: "redirection " + z.text(r)}}, st: st}, w, Read{Contents: true})
 }

@@ -497,6 +497,14 @@ func (z *analyzer) partSubs(part syntax.WordPart, st state) {
 }
 
 func (z *analyzer) paramSubs(p *syntax.ParamExp, st state) {
+	if p.Param != nil {
+		if p.Excl || p.Names != 0 {
+			// ${!x} and ${!prefix*} reach variables by a name
+			// computed at run time.
+			z.envRead("!"+p.Param.Value, st)
+		}
+		z.envRead(p.Param.Value, st)
+	}
 	if p.Index != nil {
 		z.arith(p.Index, st)
 	}
@@ -567,6 +575,7 @@ func (z *analyzer) arithWord(w *syntax.Word, st state) {
 		case *syntax.Lit:
 			for _, name := range arithNames(p.Value) {
 				z.arithVar(name, w)
+				z.envRead(name, st)
 			}
 		case *syntax.SglQuoted, *syntax.DblQuoted:
 			z.unsafe("quoted text in arithmetic can hide a command substitution in an array subscript: %s", z.text(w))

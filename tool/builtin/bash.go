@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/novacode/nova/permission/shell"
 	"github.com/novacode/nova/tool"
 )
 
@@ -36,7 +37,23 @@ const (
 
 // NewBash returns the Bash tool.
 func NewBash() *tool.Typed[BashInput] {
-	return tool.New("Bash", bashDesc, false, nil, runBash)
+	return tool.New("Bash", bashDesc, false, nil, runBash).WithEffects(bashEffects)
+}
+
+// bashEffects asks the shell analyser (the one the permission chain uses)
+// what a command touches. Only a line the analyser fully understands is
+// bounded; anything it is unsure about runs alone.
+func bashEffects(env *tool.Env, in BashInput) tool.Effects {
+	home, _ := os.UserHomeDir()
+	a := shell.Analyze(in.Command, shell.Options{Workspace: env.Dir, Home: home})
+	if !a.Effects.Bounded() || a.ParseError != "" || len(a.Unsafe) > 0 || len(a.Dangerous) > 0 || len(a.ProjectCode) > 0 {
+		return tool.Exclusive()
+	}
+	fx := tool.Effects{Writes: a.Effects.Writes}
+	for _, r := range a.Effects.Reads {
+		fx.Reads = append(fx.Reads, r.GlobDir())
+	}
+	return fx
 }
 
 const bashDesc = `Executes a bash command and returns its combined stdout and stderr.

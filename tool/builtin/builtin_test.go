@@ -131,7 +131,7 @@ func TestAllOrderAndSafety(t *testing.T) {
 	safe := map[string]bool{}
 	for _, tl := range All() {
 		names = append(names, tl.Name())
-		safe[tl.Name()] = tl.ConcurrencySafe()
+		safe[tl.Name()] = tl.ReadOnly()
 	}
 	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "AskUserQuestion"}
 	if diff := cmp.Diff(want, names); diff != "" {
@@ -139,7 +139,7 @@ func TestAllOrderAndSafety(t *testing.T) {
 	}
 	wantSafe := map[string]bool{"Bash": false, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": false, "Write": false, "AskUserQuestion": true}
 	if diff := cmp.Diff(wantSafe, safe); diff != "" {
-		t.Errorf("concurrency safety (-want +got):\n%s", diff)
+		t.Errorf("read-only tools (-want +got):\n%s", diff)
 	}
 }
 

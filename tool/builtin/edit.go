@@ -22,7 +22,9 @@ type EditInput struct {
 
 // NewEdit returns the Edit tool.
 func NewEdit() *tool.Typed[EditInput] {
-	return tool.New("Edit", editDesc, false, nil, runEdit)
+	return tool.New("Edit", editDesc, false, nil, runEdit).WithEffects(func(env *tool.Env, in EditInput) tool.Effects {
+		return tool.Effects{Writes: []string{env.Abs(in.FilePath)}}
+	})
 }
 
 const editDesc = `Performs exact string replacements in files.

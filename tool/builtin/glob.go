@@ -28,7 +28,9 @@ const globMaxResults = 1000
 
 // NewGlob returns the Glob tool.
 func NewGlob() *tool.Typed[GlobInput] {
-	return tool.New("Glob", globDesc, true, nil, runGlob)
+	return tool.New("Glob", globDesc, true, nil, runGlob).WithEffects(func(env *tool.Env, in GlobInput) tool.Effects {
+		return tool.Effects{Reads: []string{env.Abs(cmp.Or(in.Path, "."))}}
+	})
 }
 
 const globDesc = `Fast file pattern matching that works with any codebase size.

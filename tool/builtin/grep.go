@@ -57,6 +57,8 @@ func newGrep(backend grepBackend) *tool.Typed[GrepInput] {
 	enums := map[string][]any{"output_mode": {modeContent, modeFiles, modeCount}}
 	return tool.New("Grep", grepDesc, true, enums, func(ctx context.Context, env *tool.Env, in GrepInput) (tool.Result, error) {
 		return runGrep(ctx, env, in, backend)
+	}).WithEffects(func(env *tool.Env, in GrepInput) tool.Effects {
+		return tool.Effects{Reads: []string{env.Abs(cmp.Or(in.Path, "."))}}
 	})
 }
 

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +25,9 @@ const lsMaxEntries = 1000
 
 // NewLS returns the LS tool.
 func NewLS() *tool.Typed[LSInput] {
-	return tool.New("LS", lsDesc, true, nil, runLS)
+	return tool.New("LS", lsDesc, true, nil, runLS).WithEffects(func(env *tool.Env, in LSInput) tool.Effects {
+		return tool.Effects{Reads: []string{env.Abs(cmp.Or(in.Path, "."))}}
+	})
 }
 
 const lsDesc = `Lists files and directories under a path as an indented tree; directories end with "/".

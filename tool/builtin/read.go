@@ -53,7 +53,9 @@ func init() {
 
 // NewRead returns the Read tool.
 func NewRead() *tool.Typed[ReadInput] {
-	return tool.New("Read", readDesc, true, nil, runRead)
+	return tool.New("Read", readDesc, true, nil, runRead).WithEffects(func(env *tool.Env, in ReadInput) tool.Effects {
+		return tool.Effects{Reads: []string{env.Abs(in.FilePath)}}
+	})
 }
 
 const readDesc = `Reads a file from the local filesystem.

@@ -18,7 +18,9 @@ type WriteInput struct {
 
 // NewWrite returns the Write tool.
 func NewWrite() *tool.Typed[WriteInput] {
-	return tool.New("Write", writeDesc, false, nil, runWrite)
+	return tool.New("Write", writeDesc, false, nil, runWrite).WithEffects(func(env *tool.Env, in WriteInput) tool.Effects {
+		return tool.Effects{Writes: []string{env.Abs(in.FilePath)}}
+	})
 }
 
 const writeDesc = `Writes a file to the local filesystem, replacing it if it exists.

@@ -1,0 +1,287 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/novacode/nova/event"
+	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/tool"
+)
+
+// callState follows one tool call through the turn.
+type callState struct {
+	call     ToolCall
+	tool     tool.Tool
+	task     *task        // its place in the executor, when it may run
+	deferred bool         // needs a person; decided after the stream
+	decided  *tool.Result // set when no tool runs (denied, unknown, invalid)
+	denied   bool
+	decision permission.Decision
+	question bool // an Interactive tool: a person answers it
+}
+
+// dispatch decides one call exactly once, and starts it, reserves its place
+// until a person decides, or answers it at once.
+func (r *run) dispatch(exec *executor, call ToolCall) *callState {
+	a := r.a
+	cs := &callState{call: call}
+	if a.Tools != nil {
+		cs.tool, _ = a.Tools.Get(call.Name)
+	}
+	t := cs.tool
+	if t == nil {
+		res := tool.Errorf("Unknown tool %q. Available tools: %s. Call one of those.", call.Name, strings.Join(a.toolNames(), ", "))
+		cs.decided = &res
+		return cs
+	}
+	if !json.Valid(call.Input) {
+		res := tool.Errorf("The arguments for %s are not valid JSON, so the call was not run: %s\nSend the call again with one complete JSON object matching the tool's schema.", call.Name, preview(string(call.Input), 200))
+		cs.decided = &res
+		return cs
+	}
+	if it, ok := t.(tool.Interactive); ok && it.AsksUser() {
+		// A question needs no permission: it does nothing but ask, and
+		// touches nothing other calls could conflict with.
+		if a.NonInteractive {
+			res := tool.Errorf("Nobody can answer questions in this non-interactive run. Continue with your best judgement and say what you assumed.")
+			cs.decided = &res
+		} else {
+			cs.deferred, cs.question = true, true
+		}
+		return cs
+	}
+	dec := permission.Decision{Behavior: permission.Allow}
+	if a.Permissions != nil {
+		dec = a.Permissions.Check(permission.Call{Tool: call.Name, Input: call.Input, ReadOnly: t.ReadOnly()})
+	}
+	cs.decision = dec
+	switch dec.Behavior {
+	case permission.Allow:
+		cs.task = exec.reserve(call, effectsOf(t, a.Env, call.Input))
+		exec.start(cs.task, t, dec.Paths)
+	case permission.Deny:
+		res := tool.Errorf("Permission to use %s was denied: %s. Do not retry this call; choose another approach or ask the user.", call.Name, dec.Reason)
+		cs.decided, cs.denied = &res, true
+	default:
+		if a.NonInteractive {
+			res := tool.Errorf("Permission to use %s was not granted: it needs approval (%s), and nobody can approve it in this non-interactive run. The user can allow it with --allowedTools %s or a broader --permission-mode.", call.Name, dec.Reason, call.Name)
+			cs.decided, cs.denied = &res, true
+		} else {
+			// Its place is kept: later calls that conflict with it wait
+			// for the person's answer, as they would for the call.
+			cs.deferred = true
+			cs.task = exec.reserve(call, effectsOf(t, a.Env, call.Input))
+		}
+	}
+	return cs
+}
+
+func (a *Agent) toolNames() []string {
+	if a.Tools == nil {
+		return nil
+	}
+	return a.Tools.Names()
+}
+
+// finishCalls asks a person about the deferred calls (each allowed one
+// starts at once, in its place), waits for every tool, applies size control
+// and appends the one results message. extra, if set, is added after the
+// results as text.
+func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callState, extra string) {
+	r.reportEnded(exec)
+	for _, cs := range calls {
+		if !cs.deferred {
+			continue
+		}
+		switch {
+		case ctx.Err() != nil:
+			r.settleCancelled(exec, cs)
+		case cs.question:
+			r.askQuestion(ctx, exec, cs)
+			r.settled(cs)
+		default:
+			r.askAndRun(ctx, exec, cs)
+		}
+	}
+	// Wait for the tools still running, reporting each as it ends.
+	for r.reportEnded(exec) > 0 {
+		<-exec.notify
+	}
+	exec.wait()
+
+	results := make([]resultRec, len(calls))
+	for i, cs := range calls {
+		rec := resultRec{call: cs.call, denied: cs.denied}
+		switch {
+		case cs.decided != nil:
+			rec.res = *cs.decided
+		case cs.task != nil && cs.task.state == started:
+			rec.res = cs.task.result
+			rec.cancelled = cs.task.cancelled
+			if !cs.task.started.IsZero() {
+				rec.duration = cs.task.finished.Sub(cs.task.started)
+			}
+		default:
+			rec.res, rec.cancelled = cancelledResult, true
+		}
+		results[i] = rec
+	}
+	r.applySizeControl(results)
+
+	msg := llm.Message{Role: llm.RoleUser, Content: make([]llm.Block, 0, len(results)+1)}
+	for _, rec := range results {
+		msg.Content = append(msg.Content, llm.Block{Type: llm.BlockToolResult, ToolUseID: rec.call.ID, Content: rec.res.Content, IsError: rec.res.IsError})
+	}
+	if extra != "" {
+		msg.Content = append(msg.Content, llm.Block{Type: llm.BlockText, Text: extra})
+	}
+	r.conv.Messages = append(r.conv.Messages, msg)
+
+	for _, rec := range results {
+		r.emit(event.ToolResult{
+			Turn: r.turn, ID: rec.call.ID, Name: rec.call.Name,
+			Content: rec.res.Content, IsError: rec.res.IsError,
+			Cancelled: rec.cancelled, Denied: rec.denied,
+			DurationMS: rec.duration.Milliseconds(), SpillPath: rec.spill,
+		})
+	}
+}
+
+// settleCancelled ends a deferred call that will not be asked about: the
+// run was interrupted. Its place is released.
+func (r *run) settleCancelled(exec *executor, cs *callState) {
+	res := cancelledResult
+	cs.decided = &res
+	if cs.task != nil {
+		exec.release(cs.task)
+	}
+	r.settled(cs)
+}
+
+// askAndRun asks a person about one deferred call and starts it if
+// allowed. It does not wait for the call: the next question can be asked
+// while it runs.
+func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
+	reply := event.NewReply()
+	reason := cs.decision.Reason
+	if reason == "" {
+		reason = fmt.Sprintf("%s needs your approval", cs.call.Name)
+	}
+	req := event.NewPermissionRequest(event.PermissionRequest{
+		Turn: r.turn, ID: cs.call.ID, Name: cs.call.Name, Input: cs.call.Input,
+		Reason:  reason,
+		Suggest: cs.decision.Suggest,
+		Choices: []string{"allow_once", "allow_always", "deny"},
+	}, reply)
+	if !r.emit(req) {
+		res := cancelledResult
+		cs.decided = &res
+		exec.release(cs.task)
+		return
+	}
+	var d event.Decision
+	for answered := false; !answered; {
+		select {
+		case d = <-reply.C():
+			answered = true
+		case <-exec.notify:
+			r.reportEnded(exec) // tools keep ending while the person decides
+		case <-ctx.Done():
+			r.settleCancelled(exec, cs)
+			return
+		}
+	}
+	if d.Behavior != event.Allow {
+		msg := "The user denied this call."
+		if d.Message != "" {
+			msg += " They said: " + d.Message
+		}
+		res := tool.Errorf("%s Do not retry it; adjust your approach.", msg)
+		cs.decided, cs.denied = &res, true
+		exec.release(cs.task)
+		r.settled(cs)
+		return
+	}
+	if d.Always && r.a.AllowAlways != nil {
+		r.a.AllowAlways(cs.call, cs.decision)
+	}
+	exec.start(cs.task, cs.tool, cs.decision.Paths)
+	r.reportEnded(exec)
+}
+
+// askQuestion puts an AskUserQuestion call to the person and turns the
+// answer (or its absence) into the call's result.
+func (r *run) askQuestion(ctx context.Context, exec *executor, cs *callState) {
+	var in struct {
+		Question string   `json:"question"`
+		Options  []string `json:"options"`
+	}
+	if err := json.Unmarshal(cs.call.Input, &in); err != nil || strings.TrimSpace(in.Question) == "" {
+		res := tool.Errorf("Invalid input for AskUserQuestion: it needs a \"question\" (and optional \"options\"). Fix the arguments and call it again.")
+		cs.decided = &res
+		return
+	}
+	reply := event.NewAnswerReply()
+	q := event.NewQuestion(event.Question{Turn: r.turn, ID: cs.call.ID, Question: in.Question, Options: in.Options}, reply)
+	if !r.emit(q) {
+		res := cancelledResult
+		cs.decided = &res
+		return
+	}
+	wait := r.a.QuestionTimeout
+	if wait <= 0 {
+		wait = 5 * time.Minute
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	var res tool.Result
+	for answered := false; !answered; {
+		answered = true
+		select {
+		case ans := <-reply.C():
+			var parts []string
+			if ans.Option != "" {
+				parts = append(parts, "chose: "+ans.Option)
+			}
+			if t := strings.TrimSpace(ans.Text); t != "" {
+				parts = append(parts, "said: "+t)
+			}
+			if len(parts) == 0 {
+				parts = append(parts, "gave no answer")
+			}
+			res = tool.Result{Content: "The user " + strings.Join(parts, "; ") + "."}
+		case <-exec.notify:
+			r.reportEnded(exec) // tools keep ending while the person answers
+			answered = false
+		case <-timer.C:
+			res = tool.Result{Content: fmt.Sprintf("The user did not answer within %v. Continue with your best judgement and say what you assumed.", wait)}
+		case <-ctx.Done():
+			res = cancelledResult
+		}
+	}
+	cs.decided = &res
+}
+
+// reportEnded yields tool_done for the tasks that ended since the last call
+// and returns how many are still running.
+func (r *run) reportEnded(exec *executor) int {
+	ended, running := exec.takeDone()
+	for _, tk := range ended {
+		var d time.Duration
+		if !tk.started.IsZero() {
+			d = tk.finished.Sub(tk.started)
+		}
+		r.emit(event.ToolDone{Turn: r.turn, ID: tk.call.ID, Name: tk.call.Name, IsError: tk.result.IsError, DurationMS: d.Milliseconds()})
+	}
+	return running
+}
+
+// settled yields tool_done for a call decided without running.
+func (r *run) settled(cs *callState) {
+	r.emit(event.ToolDone{Turn: r.turn, ID: cs.call.ID, Name: cs.call.Name, IsError: cs.decided.IsError})
+}
