@@ -27,7 +27,8 @@ type spanIn struct {
 	MS     int      `json:"ms,omitempty"`
 	Reads  []string `json:"reads,omitempty"`
 	Writes []string `json:"writes,omitempty"`
-	All    bool     `json:"all,omitempty"` // exclusive
+	All    bool     `json:"all,omitempty"`  // exclusive
+	Fail   bool     `json:"fail,omitempty"` // panic after ms
 }
 
 // spans records when each call ran.
@@ -62,6 +63,9 @@ func spanTools(s *spans) *tool.Registry {
 		}()
 		select {
 		case <-time.After(time.Duration(in.MS) * time.Millisecond):
+			if in.Fail {
+				panic("span " + in.ID + " failed")
+			}
 			return tool.Result{Content: "done " + in.ID}, nil
 		case <-ctx.Done():
 			return tool.Result{Content: "interrupted " + in.ID, IsError: true}, nil
@@ -166,6 +170,24 @@ func TestEffectsDecideWhatRunsTogether(t *testing.T) {
 				t.Errorf("results not in call order (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A call that fails releases the calls waiting for it.
+func TestFailedCallReleasesItsWaiters(t *testing.T) {
+	s := &spans{start: map[string]time.Time{}, end: map[string]time.Time{}}
+	fc := &fakeClient{scripts: [][]step{{
+		spanCall(0, "w", 50, `,"writes":["f"],"fail":true`),
+		spanCall(1, "r", 10, `,"reads":["f"]`),
+		end(llm.StopToolUse, 1, 1),
+	}, answer("ok")}}
+	evs := collect(t, spanAgent(t, fc, s), context.Background(), agent.NewConversation("s", "", "go"))
+	rs := results(evs)
+	if len(rs) != 2 || !rs[0].IsError || !strings.Contains(rs[0].Content, "failed") || rs[1].Content != "done r" {
+		t.Fatalf("results %+v", rs)
+	}
+	if s.overlapped("w", "r") {
+		t.Fatal("the read ran beside the write it waits for")
 	}
 }
 

@@ -209,6 +209,52 @@ func TestPrintModeDeniesWhatNeedsAPerson(t *testing.T) {
 	}
 }
 
+// Commands that only read inside the workspace need no flag, even in print
+// mode; a write beside them is still refused, and a read of a secret too.
+func TestPrintModeReadsWithoutFlags(t *testing.T) {
+	ws := t.TempDir()
+	for name, content := range map[string]string{"README.md": "# Hello reader\n", ".env": "TOKEN=hunter2\n"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := llmtest.NewServer(
+		llmtest.Turn{Blocks: []llmtest.Block{
+			bash("ls", "ls -a"),
+			bash("cat", "cat README.md | head -5 && wc -l README.md"),
+			bash("touch", "touch created"),
+			bash("env", "cat .env"),
+		}},
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Looked around.")}},
+	)
+	defer srv.Close()
+	r := runNova(t, srv, ws, "look around")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	res := r.byType("tool_result")
+	if len(res) != 4 {
+		t.Fatalf("%d results", len(res))
+	}
+	if res[0]["is_error"].(bool) || !strings.Contains(res[0]["content"].(string), "README.md") {
+		t.Errorf("ls: %v", res[0])
+	}
+	if res[1]["is_error"].(bool) || !strings.Contains(res[1]["content"].(string), "# Hello reader") {
+		t.Errorf("cat: %v", res[1])
+	}
+	for _, i := range []int{2, 3} {
+		if !res[i]["is_error"].(bool) || !strings.Contains(res[i]["content"].(string), "not granted") {
+			t.Errorf("%s was not refused: %v", res[i]["id"], res[i])
+		}
+	}
+	if strings.Contains(res[3]["content"].(string), "hunter2") {
+		t.Error("the secret reached the model")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "created")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the refused write ran")
+	}
+}
+
 // A small real task: read a file, edit it, check it — through the binary.
 func TestSolvesASmallCodingTask(t *testing.T) {
 	ws := t.TempDir()
