@@ -368,7 +368,7 @@ func (c *Checker) readsOutsideOrSecret(a *shell.Analysis) string {
 			if len(m) > maxGlobMatches {
 				return fmt.Sprintf("reads the %d files matching %s, too many to check", len(m), r.Path)
 			}
-			paths = append(m, r.GlobDir())
+			paths = append(shellMatches(r.Path, m), r.GlobDir())
 		}
 		for _, p := range paths {
 			info := c.guard.Inspect(p, ws)
@@ -391,6 +391,28 @@ func (c *Checker) readsOutsideOrSecret(a *shell.Analysis) string {
 		}
 	}
 	return ""
+}
+
+// shellMatches keeps the matches of pattern that bash would expand to: a
+// * or ? never matches a leading dot (filepath.Glob's do). A component that
+// starts with a bracket keeps every match: whether [.] matches a leading
+// dot is not worth guessing.
+func shellMatches(pattern string, matches []string) []string {
+	pp := strings.Split(pattern, string(filepath.Separator))
+	var out []string
+	for _, m := range matches {
+		mp := strings.Split(m, string(filepath.Separator))
+		keep := true
+		for i := range min(len(pp), len(mp)) {
+			if strings.HasPrefix(mp[i], ".") && pp[i] != "" && pp[i][0] != '.' && pp[i][0] != '[' {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // match finds the first rule of rs that covers the whole call. For a

@@ -12,7 +12,7 @@ import (
 // default, acceptEdits and plan modes.
 func TestReadOnlyCommandsNeedNoApproval(t *testing.T) {
 	e := newEnv(t)
-	for _, f := range []string{"README.md", "src/util.go", "docs/guide.md"} {
+	for _, f := range []string{"README.md", "src/util.go", "docs/guide.md", "conf/app.yaml", "conf/.env"} {
 		p := filepath.Join(e.ws, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -51,6 +51,10 @@ func TestReadOnlyCommandsNeedNoApproval(t *testing.T) {
 		"diff src/main.go src/util.go",
 		"wc -l < README.md",
 		"echo $HOME",
+		"wc -l src/* docs/*",
+		"cat conf/*",    // * does not match .env
+		"echo src/*.go", // a listing inside
+		"test -f src/main.go && echo yes",
 	}
 	for _, mode := range []permission.Mode{permission.ModeDefault, permission.ModeAcceptEdits, permission.ModePlan} {
 		c := checker(t, e, mode, nil, nil, nil)
@@ -67,6 +71,12 @@ func TestReadOnlyCommandsNeedNoApproval(t *testing.T) {
 func TestReadLookAlikesAsk(t *testing.T) {
 	e := newEnv(t)
 	if err := os.WriteFile(filepath.Join(e.ws, "src", "server.pem"), []byte("k"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(e.ws, "conf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.ws, "conf", ".env"), []byte("K=v"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmds := []string{
@@ -112,6 +122,18 @@ func TestReadLookAlikesAsk(t *testing.T) {
 		"cat ~/.ssh/id_rsa",
 		"cat /proc/self/environ",
 		"echo $GITHUB_TOKEN",
+		"awk 'BEGIN { print ENVIRON[\"TOKEN\"] }'",
+		"jq -n env",
+		"jq -n '$ENV.TOKEN'",
+		"git config --list",
+		"git remote -v",
+		"git blame --contents=.env README.md",
+		"cat .e*",
+		"cat conf/.*",
+		"wc -l *", // the workspace root holds links that lead outside
+		"echo ~/.ssh/*",
+		"printf '%s\\n' ../outside/*",
+		"test -f ~/.ssh/id_rsa && echo yes",
 		"env",
 		"printenv",
 		"set",

@@ -159,11 +159,12 @@ var fileChangers = set("rm", "rmdir", "unlink", "mkdir", "touch", "truncate", "c
 // gitReads are git subcommands that only read the repository (their
 // forms that change something are Unsafe in the analysis already:
 // branch -D, tag -d, config --set, remote add).
+// config, remote -v and var are left out: what they print (remote URLs,
+// credential helpers) may hold tokens, as .git/config may.
 var gitReads = set("status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse",
-	"rev-list", "ls-files", "ls-tree", "cat-file", "grep", "branch", "tag", "config", "show-ref", "for-each-ref",
-	"merge-base", "name-rev", "count-objects", "version", "check-ignore", "check-attr", "var", "whatchanged",
-	"diff-files", "diff-index", "diff-tree", "cherry", "show-branch", "range-diff", "remote", "reflog", "stash",
-	"worktree")
+	"rev-list", "ls-files", "ls-tree", "cat-file", "grep", "branch", "tag", "show-ref", "for-each-ref",
+	"merge-base", "name-rev", "count-objects", "version", "check-ignore", "check-attr", "whatchanged",
+	"diff-files", "diff-index", "diff-tree", "cherry", "show-branch", "range-diff", "reflog", "stash", "worktree")
 
 // effects records what one simple command touches.
 func (z *analyzer) effects(c *cmd) {
@@ -201,6 +202,7 @@ func (z *analyzer) effects(c *cmd) {
 	case slices.ContainsFunc(c.argv[1:], func(w wordInfo) bool { return longFlag(w.val, "files0-from") || w.val == "-files0-from" }):
 		z.unbounded("%s reads the files a list names", prog)
 	case pureCmds[prog]:
+		z.pureEffects(c)
 	case prog == "git":
 		z.gitEffects(c)
 	case prog == "sed":
@@ -232,6 +234,11 @@ func (z *analyzer) effects(c *cmd) {
 		z.operandEffects(c, Read{Tree: true, Contents: true, SkipsHidden: !hidden}, true)
 	case prog == "jq":
 		z.jqEffects(c)
+	case prog == "awk" || prog == "gawk" || prog == "mawk" || prog == "nawk":
+		if slices.ContainsFunc(c.argv[1:], func(w wordInfo) bool { return strings.Contains(w.val, "ENVIRON") }) {
+			z.sink.a.Effects.Env = append(z.sink.a.Effects.Env, "ENVIRON")
+		}
+		z.operandEffects(c, Read{Contents: true}, false)
 	case contentReaders[prog]:
 		z.operandEffects(c, Read{Contents: true}, false)
 	case metaReaders[prog]:
@@ -240,6 +247,21 @@ func (z *analyzer) effects(c *cmd) {
 		z.changerEffects(c)
 	default:
 		z.unbounded("%s is not a program whose files the analyser can list", prog)
+	}
+}
+
+// pureEffects: pure commands read no file, but a glob among their words
+// lists a directory (echo ~/.ssh/*), and test names paths whose existence
+// it reveals (test -f ~/.ssh/id_rsa).
+func (z *analyzer) pureEffects(c *cmd) {
+	for _, w := range c.argv[1:] {
+		switch {
+		case w.glob:
+			z.readWord(c, w, Read{})
+		case (c.argv[0].val == "test" || c.argv[0].val == "[") && w.full &&
+			(strings.HasPrefix(w.val, "/") || strings.HasPrefix(w.val, "~") || hasDotDot(w.val)):
+			z.readWord(c, w, Read{})
+		}
 	}
 }
 
@@ -373,11 +395,22 @@ func (z *analyzer) jqEffects(c *cmd) {
 		"from-file": 'r', "arg": 'r', "argjson": 'r', "slurpfile": 'r', "rawfile": 'r', "indent": 'r', "args": 'n',
 		"jsonargs": 'n', "raw-output": 'n', "join-output": 'n', "null-input": 'n', "slurp": 'n', "compact-output": 'n',
 		"tab": 'n', "sort-keys": 'n', "exit-status": 'n', "seq": 'n', "stream": 'n', "raw-input": 'n', "ascii-output": 'n'}})
-	if p.dynOpt {
-		z.unbounded("jq with an option only known at run time")
+	if p.dynOpt || p.has("L") {
+		z.unbounded("jq with an option only known at run time, or a module path")
 		return
 	}
 	ops := p.operands
+	if !p.has("f", "from-file") && len(ops) > 0 {
+		// The filter may read the environment ($ENV, env) or load
+		// modules from jq's search path (import, include).
+		f := c.argv[ops[0]].val
+		if strings.Contains(f, "env") || strings.Contains(f, "ENV") {
+			z.sink.a.Effects.Env = append(z.sink.a.Effects.Env, "jq $ENV")
+		}
+		if strings.Contains(f, "import") || strings.Contains(f, "include") {
+			z.unbounded("a jq filter that loads modules")
+		}
+	}
 	if !p.has("f", "from-file") && len(ops) > 0 {
 		ops = ops[1:]
 	}
@@ -453,9 +486,6 @@ func (z *analyzer) gitEffects(c *cmd) {
 	}
 	ok := gitReads[sub]
 	switch sub {
-	case "remote":
-		// git remote show NAME asks the remote; listing is local.
-		ok = first == "" || first == "-v" || first == "--verbose" || first == "get-url"
 	case "stash":
 		ok = first == "list" || first == "show"
 	case "reflog":
@@ -487,10 +517,19 @@ func (z *analyzer) gitEffects(c *cmd) {
 	// Paths named on the line (git diff -- f, git show HEAD:f): checked
 	// like any read, so that a secret named there is asked about.
 	for _, w := range args {
-		if w.nonPath || strings.HasPrefix(w.val, "-") || !w.full {
+		if w.nonPath || !w.full {
 			continue
 		}
 		v := w.val
+		if strings.HasPrefix(v, "-") {
+			// --contents=FILE (blame) and the like.
+			for _, p := range attachedPaths(v) {
+				for _, a := range z.absPaths(p, cwd) {
+					z.addRead(Read{Path: a, Contents: true})
+				}
+			}
+			continue
+		}
 		if _, after, found := strings.Cut(v, ":"); found {
 			v = after
 		}
@@ -570,13 +609,21 @@ func (z *analyzer) operandEffects(c *cmd, r Read, walksCwd bool) {
 		if w.nonPath || !w.full || !strings.HasPrefix(w.val, "-") || w.val == "-" {
 			continue
 		}
-		for _, v := range pathCandidates(w.val)[1:] {
+		for _, v := range attachedPaths(w.val) {
 			z.readWord(c, wordInfo{text: v, lit: v, val: v, full: true}, r)
 		}
 	}
 	if walksCwd && !any {
 		z.readWord(c, wordInfo{text: ".", lit: ".", val: ".", full: true}, r)
 	}
+}
+
+// attachedPaths are the paths an option word carries: --file=x, -o/path.
+func attachedPaths(opt string) []string {
+	if c := pathCandidates(opt); len(c) > 1 {
+		return c[1:]
+	}
+	return nil
 }
 
 // operandWords returns the indexes of a command's words that may be paths:
