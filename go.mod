@@ -75,3 +75,5 @@ require (
 )
 
 replace charm.land/bubbletea/v2 => ./third_party/bubbletea
+
+replace charm.land/glamour/v2 => ./third_party/glamour
