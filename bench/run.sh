@@ -5,12 +5,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
-go build -trimpath -o "$out/nova" ./cmd/nova
+# The release build (README): no cgo, no symbol table or DWARF. Without cgo
+# the binary is linked by Go itself, statically (with cgo, go-landlock's psx
+# makes it a gcc link against libc); -s -w only shrink the file (BENCHMARKS.md,
+# Process size).
+release=(-trimpath -ldflags="-s -w")
+CGO_ENABLED=0 go build "${release[@]}" -o "$out/nova" ./cmd/nova
 go build -o "$out/novabench" ./bench/novabench
 # The idle baseline runs upstream Bubble Tea: a module file without our
 # replace directive (third_party/bubbletea/NOVACODE.md).
 cp go.mod "$out/upstream.mod"; cp go.sum "$out/upstream.sum"
 go mod edit -modfile="$out/upstream.mod" -dropreplace=charm.land/bubbletea/v2
 GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" -o "$out/idlebase" ./bench/idlebase
-GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" -trimpath -o "$out/nova-upstream" ./cmd/nova
+CGO_ENABLED=0 GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" "${release[@]}" -o "$out/nova-upstream" ./cmd/nova
 "$out/novabench" -nova "$out/nova" -nova-upstream "$out/nova-upstream" -idlebase "$out/idlebase" -runs "${1:-5}"

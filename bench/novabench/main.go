@@ -288,6 +288,12 @@ func report(nova string, runs int) error {
 	fmt.Fprintf(&b, "| wall time | %s | %s | %.2f | |\n", ms(novaOne.wall), ms(baseOne.wall), ratio(novaOne.wall, baseOne.wall))
 	fmt.Fprintf(&b, "| peak anonymous memory (sampled RssAnon) | %.1f MiB | %.1f MiB | %.2f | |\n", mib(novaOne.anonRSS), mib(baseOne.anonRSS), float64(novaOne.anonRSS)/float64(max(1, baseOne.anonRSS)))
 	fmt.Fprintf(&b, "| peak RSS (ru_maxrss) | %.1f MiB | %.1f MiB | %.2f | |\n\n", mib(novaOne.maxRSS), mib(baseOne.maxRSS), float64(novaOne.maxRSS)/float64(baseOne.maxRSS))
+	size, err := rssReport(ctx, nova, runs, cacheAsIs)
+	if err != nil {
+		return fmt.Errorf("process size: %w", err)
+	}
+	b.WriteString("### Process size\n\n")
+	b.WriteString(size)
 	idle, err := idleTUI(ctx, nova, *idleBase)
 	if err != nil {
 		return fmt.Errorf("idle TUI: %w", err)

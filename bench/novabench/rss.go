@@ -62,7 +62,7 @@ func rssReport(ctx context.Context, nova string, runs int, cache string) (string
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured %s on %s, %d runs each, medians; nova and the baseline client alternate.\n\n", time.Now().UTC().Format("2006-01-02"), hostDesc(), runs)
+	fmt.Fprintf(&b, "Measured %s on %s, %d runs each, the median of each figure; nova and the baseline client alternate.\n\n", time.Now().UTC().Format("2006-01-02"), hostDesc(), runs)
 	bin, err := binarySize(abs)
 	if err != nil {
 		return "", err
@@ -226,12 +226,22 @@ func cacheDesc(state string) string {
 	return "as-is (bench/run.sh: as the linker left it)"
 }
 
-// medianSized is the run with the median ru_maxrss; each field is that
-// run's, so the row is one real run.
+// medianSized takes the median of each field on its own.
 func medianSized(s []sized) sized {
-	s = slices.Clone(s)
-	slices.SortFunc(s, func(a, b sized) int { return int(a.maxRSS - b.maxRSS) })
-	return s[len(s)/2]
+	field := func(f func(sized) int64) int64 {
+		v := make([]int64, len(s))
+		for i, m := range s {
+			v[i] = f(m)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	return sized{
+		maxRSS:  field(func(m sized) int64 { return m.maxRSS }),
+		timeRSS: field(func(m sized) int64 { return m.timeRSS }),
+		anon:    field(func(m sized) int64 { return m.anon }),
+		cpu:     time.Duration(field(func(m sized) int64 { return int64(m.cpu) })),
+	}
 }
 
 var timeMaxRSS = regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
