@@ -75,3 +75,7 @@ require (
 )
 
 replace charm.land/bubbletea/v2 => ./third_party/bubbletea
+
+replace charm.land/glamour/v2 => ./third_party/glamour
+
+replace github.com/alecthomas/chroma/v2 => ./third_party/chroma

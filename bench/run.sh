@@ -5,21 +5,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
-go build -trimpath -o "$out/nova" ./cmd/nova
+# The release build (README): no cgo, no symbol table or DWARF. Without cgo
+# the binary is linked by Go itself, statically (with cgo, go-landlock's psx
+# makes it a gcc link against libc); -s -w only shrink the file (BENCHMARKS.md,
+# Process size).
+release=(-trimpath -ldflags="-s -w")
+CGO_ENABLED=0 go build "${release[@]}" -o "$out/nova" ./cmd/nova
 go build -o "$out/novabench" ./bench/novabench
 # The idle baseline runs upstream Bubble Tea: a module file without our
 # replace directive (third_party/bubbletea/NOVACODE.md).
 cp go.mod "$out/upstream.mod"; cp go.sum "$out/upstream.sum"
 go mod edit -modfile="$out/upstream.mod" -dropreplace=charm.land/bubbletea/v2
 GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" -o "$out/idlebase" ./bench/idlebase
-GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" -trimpath -o "$out/nova-upstream" ./cmd/nova
-# BENCH_OLD=<git revision> also builds that revision and measures it beside
-# this one in the paced three-call turn.
+CGO_ENABLED=0 GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" "${release[@]}" -o "$out/nova-upstream" ./cmd/nova
+# BENCH_OLD=<git revision> also builds that revision (with the same release
+# flags) and measures it beside this one in the paced three-call turn.
 old_args=()
 if [ -n "${BENCH_OLD:-}" ]; then
   rm -rf "$out/old-src"; mkdir -p "$out/old-src"
   git archive "$BENCH_OLD" | tar -x -C "$out/old-src"
-  (cd "$out/old-src" && go build -trimpath -o ../nova-old ./cmd/nova)
+  (cd "$out/old-src" && CGO_ENABLED=0 go build "${release[@]}" -o ../nova-old ./cmd/nova)
   old_args=(-nova-old "$out/nova-old" -nova-old-label "$BENCH_OLD")
 fi
 "$out/novabench" -nova "$out/nova" -nova-upstream "$out/nova-upstream" -idlebase "$out/idlebase" -runs "${1:-5}" "${old_args[@]}"

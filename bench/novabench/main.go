@@ -39,12 +39,22 @@ func main() {
 	spawn := flag.Bool("spawn", false, "internal: baseline spawns bash -c 'echo hi' per tool turn")
 	idleBase = flag.String("idlebase", "", "path of bench/idlebase, the idle-TUI baseline")
 	novaUpstream = flag.String("nova-upstream", "", "path of nova built on upstream Bubble Tea (bench/run.sh), for the keystroke comparison")
-	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages) or paced (the paced three-call turn)")
+	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages), paced (the paced three-call turn) or rss (process and binary size)")
 	novaOld := flag.String("nova-old", "", "an earlier build of nova, measured beside this one in the paced turn")
 	flag.StringVar(&oldLabel, "nova-old-label", oldLabel, "how the paced table names the earlier build")
+	cache := flag.String("cache", "as-is", "with -only rss, how the binary sits in the page cache: as-is, cold (evicted, paged in by the runs), reread (evicted, then read whole like cat) or all (as-is, then cold, then reread)")
 	flag.Parse()
 	if *only == "paced" {
 		out, err := pacedReport(context.Background(), *nova, *novaOld, *runs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "novabench:", err)
+			os.Exit(1)
+		}
+		fmt.Print(out)
+		return
+	}
+	if *only == "rss" {
+		out, err := rssReport(context.Background(), *nova, *runs, *cache)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "novabench:", err)
 			os.Exit(1)
@@ -203,15 +213,8 @@ func report(nova, novaOld string, runs int) error {
 
 	// 2. 50 turns of one echo call, against a baseline client doing the same
 	// HTTP streams and process spawns with no agent around them.
-	const turns = 50
-	echo := func() *llmtest.Server {
-		script := make([]llmtest.Turn, 0, turns+1)
-		for i := range turns {
-			script = append(script, llmtest.Turn{Blocks: []llmtest.Block{bashCall(fmt.Sprintf("t%d", i), "echo hi")}, Usage: usage()})
-		}
-		script = append(script, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}, Usage: usage()})
-		return llmtest.NewServer(script...)
-	}
+	const turns = echoTurns
+	echo := echoServer
 	novaEchoOff, _, err := compare(ctx, runs, echo,
 		func(srv *llmtest.Server, home string) (measured, error) {
 			if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"sandbox":"off"}`), 0o644); err != nil {
@@ -268,9 +271,7 @@ func report(nova, novaOld string, runs int) error {
 	fmt.Fprintf(&b, "| wall time | %s | %s | %.2f | |\n\n", ms(novaEcho.wall), ms(baseEcho.wall), ratio(novaEcho.wall, baseEcho.wall))
 
 	// 3. A one-line answer.
-	one := func() *llmtest.Server {
-		return llmtest.NewServer(llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Hello there.")}, Usage: usage()})
-	}
+	one := oneLineServer
 	novaOne, baseOne, err := compare(ctx, runs, one,
 		func(srv *llmtest.Server, home string) (measured, error) {
 			m, _, err := runProc(ctx, novaEnv(srv, home), nova, "-p", "say hello")
@@ -289,6 +290,12 @@ func report(nova, novaOld string, runs int) error {
 	fmt.Fprintf(&b, "| wall time | %s | %s | %.2f | |\n", ms(novaOne.wall), ms(baseOne.wall), ratio(novaOne.wall, baseOne.wall))
 	fmt.Fprintf(&b, "| peak anonymous memory (sampled RssAnon) | %.1f MiB | %.1f MiB | %.2f | |\n", mib(novaOne.anonRSS), mib(baseOne.anonRSS), float64(novaOne.anonRSS)/float64(max(1, baseOne.anonRSS)))
 	fmt.Fprintf(&b, "| peak RSS (ru_maxrss) | %.1f MiB | %.1f MiB | %.2f | |\n\n", mib(novaOne.maxRSS), mib(baseOne.maxRSS), float64(novaOne.maxRSS)/float64(baseOne.maxRSS))
+	size, err := rssReport(ctx, nova, runs, cacheAsIs)
+	if err != nil {
+		return fmt.Errorf("process size: %w", err)
+	}
+	b.WriteString("### Process size\n\n")
+	b.WriteString(size)
 	idle, err := idleTUI(ctx, nova, *idleBase)
 	if err != nil {
 		return fmt.Errorf("idle TUI: %w", err)
@@ -307,6 +314,24 @@ func report(nova, novaOld string, runs int) error {
 	fmt.Fprintf(&b, "Baseline: `novabench -baseline-client`, a plain Go program that makes the same streaming HTTP requests to the same server, reads every byte, and (for the echo scenario) spawns `bash -c 'echo hi'` once per tool turn — the work no agent can avoid.\n")
 	_, err = io.WriteString(os.Stdout, b.String())
 	return err
+}
+
+// echoTurns is the length of the tool session: echoServer scripts that many
+// turns of one `echo hi` Bash call, then a closing answer.
+const echoTurns = 50
+
+func echoServer() *llmtest.Server {
+	script := make([]llmtest.Turn, 0, echoTurns+1)
+	for i := range echoTurns {
+		script = append(script, llmtest.Turn{Blocks: []llmtest.Block{bashCall(fmt.Sprintf("t%d", i), "echo hi")}, Usage: usage()})
+	}
+	script = append(script, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}, Usage: usage()})
+	return llmtest.NewServer(script...)
+}
+
+// oneLineServer scripts a one-line answer.
+func oneLineServer() *llmtest.Server {
+	return llmtest.NewServer(llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Hello there.")}, Usage: usage()})
 }
 
 // usage is what every scripted call reports: a typical turn of a session.

@@ -101,7 +101,10 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 			return runRoot(cmd.Context(), opts)
 		},
 	}
-	cmd.SetVersionTemplate("nova version {{.Version}}\n")
+	// cobra's default version line is "nova version X" already. A template
+	// of our own would link text/template's executor, which keeps every
+	// exported method of every reachable type in the binary
+	// (internal/archtest.TestLinkerDropsUnusedMethods).
 	cmd.AddCommand(newCmdPermission(ios, nil), newCmdSessions(ios, nil), newCmdRewind(ios, nil))
 	f := cmd.Flags()
 	f.BoolVarP(&opts.Print, "print", "p", false, "Print mode: run the prompt non-interactively and exit")

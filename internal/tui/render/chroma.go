@@ -2,6 +2,8 @@ package render
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/alecthomas/chroma/v2"
 	chromastyles "github.com/alecthomas/chroma/v2/styles"
@@ -16,17 +18,29 @@ import (
 // under the single name "charm", first come first served: once a light
 // renderer has run, every dark renderer in the process highlights code in
 // the light palette (and vice versa), and output depends on call order. We
-// register one style per palette under our own names instead, at init so
-// that nothing else is rendering yet, and point the code block at it.
+// register one style per palette under our own names instead, before the
+// first Markdown renderer exists (so that nothing is rendering yet), and
+// point the code block at it.
 const (
 	chromaDark  = "novacode-dark"
 	chromaLight = "novacode-light"
 )
 
-func init() {
+// registerChromaStyles runs once, from NewMarkdown rather than at init: a
+// process that renders no Markdown (print mode) sets up none of it.
+var registerChromaStyles = sync.OnceFunc(func() {
 	chromastyles.Register(chromaStyleFrom(chromaDark, styles.DarkStyleConfig.CodeBlock.Chroma))
 	chromastyles.Register(chromaStyleFrom(chromaLight, styles.LightStyleConfig.CodeBlock.Chroma))
-}
+	initialised.Store(true)
+})
+
+var initialised atomic.Bool
+
+// Initialised reports whether this process has set up Markdown rendering
+// (made a Markdown renderer). Print mode must not: it is what keeps the
+// syntax-highlighting stack's set-up out of a one-shot run (tested in
+// internal/cli).
+func Initialised() bool { return initialised.Load() }
 
 // chromaStyleFrom converts Glamour's Chroma rules to a Chroma style, the
 // same way Glamour itself does.

@@ -29,6 +29,7 @@ type Markdown struct {
 
 // NewMarkdown returns a Markdown renderer for theme t.
 func NewMarkdown(t Theme) *Markdown {
+	registerChromaStyles()
 	return &Markdown{theme: t, cache: make(map[int]*glamour.TermRenderer)}
 }
 
