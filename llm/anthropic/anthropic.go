@@ -15,7 +15,6 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"net/url"
 	"os"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // DefaultMaxRetries is how many times the SDK re-sends a request that failed
@@ -74,9 +74,9 @@ type Client struct {
 	// configErr is a problem with Options found by New; every call reports it
 	// instead of sending a request.
 	configErr error
-	// cache keeps the encoding of the latest request's messages (cache.go);
-	// nil encodes every message on every call.
-	cache *encodingCache
+	// cache keeps the encoding of the latest request's messages; nil
+	// encodes every message on every call.
+	cache *wire.Cache[bool]
 }
 
 var _ llm.Client = (*Client)(nil)
@@ -92,7 +92,7 @@ func New(opts Options) *Client {
 	}
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = defaultHTTPClient()
+		hc = wire.DefaultHTTPClient()
 	}
 	sdkOpts := []option.RequestOption{
 		// Without this the SDK walks its own credential chain
@@ -102,15 +102,15 @@ func New(opts Options) *Client {
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(retries),
 	}
-	c := &Client{requestTimeout: opts.RequestTimeout, cache: &encodingCache{}}
+	c := &Client{requestTimeout: opts.RequestTimeout, cache: &wire.Cache[bool]{}}
 	if opts.APIKey != "" {
 		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
 	}
 	if opts.BaseURL != "" {
 		// The SDK would only report a bad URL on the first request, as an
-		// untyped error; check it here so it surfaces as a config problem.
-		if u, err := url.Parse(opts.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {
-			c.configErr = &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("invalid Anthropic base URL %q", opts.BaseURL), Err: err}
+		// untyped error.
+		if _, err := wire.ParseBaseURL(opts.BaseURL, "Anthropic"); err != nil {
+			c.configErr = err
 		} else {
 			sdkOpts = append(sdkOpts, option.WithBaseURL(opts.BaseURL))
 		}
@@ -118,22 +118,6 @@ func New(opts Options) *Client {
 	c.sdk = anthropic.NewClient(sdkOpts...)
 	return c
 }
-
-// defaultHTTPClient mirrors the SDK's own default: a response-header timeout
-// catches a server that accepts the connection and never answers, while the
-// body (the stream) stays unbounded.
-func defaultHTTPClient() *http.Client {
-	if t, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = 10 * time.Minute
-		return &http.Client{Transport: t}
-	}
-	return &http.Client{}
-}
-
-// errRequestTimeout is the cancellation cause when Options.RequestTimeout
-// expires before the stream starts.
-var errRequestTimeout = errors.New("anthropic: no response within the request timeout")
 
 // Stream sends req and yields its normalized events. See llm.Client for the
 // contract: it stops as soon as yield returns false, yields at most one error
@@ -153,53 +137,25 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, err)
 			return
 		}
-		if err := ctx.Err(); err != nil {
-			yield(nil, fmt.Errorf("anthropic: %w", err))
+		call, err := wire.Start(ctx, "anthropic", c.requestTimeout)
+		if err != nil {
+			yield(nil, err)
 			return
 		}
-
-		// callCtx lets RequestTimeout cancel the pre-stream phase with a
-		// recognisable cause, without putting a deadline on the stream.
-		callCtx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		var last lastAttempt
-		var timer *time.Timer
-		if c.requestTimeout > 0 {
-			timer = time.AfterFunc(c.requestTimeout, func() { cancel(errRequestTimeout) })
-		}
+		defer call.End()
 		// NewStreaming returns once response headers arrived (after any
 		// retries); the body is read lazily by Next.
-		stream := c.newStreaming(callCtx, params, body, option.WithMiddleware(last.record))
-		if timer != nil {
-			timer.Stop()
-		}
+		var last lastAttempt
+		stream := c.newStreaming(call.Context(), params, body, option.WithMiddleware(last.record))
+		call.Responded()
 		defer stream.Close()
 
 		var n normalizer
-		for stream.Next() {
-			// Events may already sit in the read buffer when ctx ends; the
-			// contract is to stop at once, not when the socket notices.
-			if err := ctx.Err(); err != nil {
-				yield(nil, fmt.Errorf("anthropic: %w", err))
-				return
-			}
-			cur := stream.Current()
-			ev, end, err := n.handle(&cur)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if ev != nil && !yield(ev, nil) {
-				return
-			}
-			if end {
-				// Nothing may follow StreamEnd, so stop reading here rather
-				// than wait for the server to close the body.
-				return
-			}
+		if wire.Pump(call, stream, n.handle, yield) {
+			return
 		}
 		if err := stream.Err(); err != nil {
-			yield(nil, classify(ctx, callCtx, err, &last, n.started, c.requestTimeout))
+			yield(nil, classify(call, err, &last, n.started))
 			return
 		}
 		// The body ended cleanly but the message did not: a proxy or server

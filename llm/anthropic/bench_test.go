@@ -79,7 +79,7 @@ func BenchmarkStreamNormalize(b *testing.B) {
 			var n normalizer
 			for stream.Next() {
 				cur := stream.Current()
-				ev, _, err := n.handle(&cur)
+				ev, _, err := n.event(&cur)
 				if err != nil {
 					b.Fatal(err)
 				}

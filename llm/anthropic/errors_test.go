@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 	"github.com/novacode/nova/llm/llmtest"
 )
 
@@ -303,7 +304,7 @@ func TestRequestTimeoutDuringRetryAfter(t *testing.T) {
 		t.Errorf("took %v despite RequestTimeout", d)
 	}
 	le := checkError(t, err, wantError{Kind: llm.ErrRateLimit, StatusCode: 429, RetryAfter: time.Hour, Message: "no successful retry"})
-	if !errors.Is(le, errRequestTimeout) {
+	if !errors.Is(le, wire.ErrRequestTimeout) {
 		t.Errorf("error does not wrap errRequestTimeout: %v", le.Err)
 	}
 	if errors.Is(err, context.Canceled) {
@@ -355,35 +356,6 @@ func TestFuzzedStreams(t *testing.T) {
 	}
 }
 
-func TestRetryAfterParsing(t *testing.T) {
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	tests := []struct {
-		header map[string]string
-		want   time.Duration
-	}{
-		{nil, 0},
-		{map[string]string{"Retry-After": "12"}, 12 * time.Second},
-		{map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
-		{map[string]string{"Retry-After": "-3"}, 0},
-		{map[string]string{"Retry-After": "NaN"}, 0},
-		{map[string]string{"Retry-After": "1e300"}, maxRetryAfter},
-		{map[string]string{"Retry-After": "soon"}, 0},
-		{map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second},
-		{map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
-		{map[string]string{"Retry-After-Ms": "250", "Retry-After": "9"}, 250 * time.Millisecond},
-		{map[string]string{"Retry-After-Ms": "bad", "Retry-After": "9"}, 9 * time.Second},
-	}
-	for _, tt := range tests {
-		h := http.Header{}
-		for k, v := range tt.header {
-			h.Set(k, v)
-		}
-		if got := retryAfter(h, now); got != tt.want {
-			t.Errorf("retryAfter(%v) = %v, want %v", tt.header, got, tt.want)
-		}
-	}
-}
-
 // TestStreamFaults runs the faults every adapter must survive alike
 // (llmtest.StreamFaults).
 func TestStreamFaults(t *testing.T) {
@@ -391,7 +363,7 @@ func TestStreamFaults(t *testing.T) {
 		New: func(t testing.TB, url string, timeout time.Duration) llm.Client {
 			return newTestClient(t, nil, Options{BaseURL: url, MaxRetries: -1, RequestTimeout: timeout})
 		},
-		TimeoutCause: errRequestTimeout,
+		TimeoutCause: wire.ErrRequestTimeout,
 		First:        sseStart + sseText,
 		Head:         sseStart, Tail: okStream,
 	}.Run(t)

@@ -78,7 +78,7 @@ func BenchmarkStreamNormalize(b *testing.B) {
 			var n normalizer
 			for stream.Next() {
 				cur := stream.Current()
-				if _, err := n.handle(&cur); err != nil {
+				if _, err := n.event(&cur); err != nil {
 					b.Fatal(err)
 				}
 				for _, ev := range n.out {

@@ -26,7 +26,7 @@ func decorated(msgs []llm.Message) int {
 // cacheSuite runs the shared checks against this package's Client: a
 // caching one and one with the cache disabled, which encodes every message
 // on every call.
-var cacheSuite = &llmtest.CacheSuite[cachedMessage]{
+var cacheSuite = &llmtest.CacheSuite{
 	Response: okStream,
 	NewClients: func(seed uint64, cached, uncached http.RoundTripper) (llm.Client, llm.Client) {
 		c := captureClient(cached, testBaseURL(seed))
@@ -34,8 +34,7 @@ var cacheSuite = &llmtest.CacheSuite[cachedMessage]{
 		plain.cache = nil
 		return c, plain
 	},
-	Entries:   func(c llm.Client) []cachedMessage { return c.(*Client).cache.load() },
-	Reused:    reused,
+	Fresh:     func(c llm.Client) []bool { return c.(*Client).cache.Fresh() },
 	Decorated: decorated,
 }
 
@@ -43,16 +42,6 @@ var cacheSuite = &llmtest.CacheSuite[cachedMessage]{
 // network. baseURL may be empty (the default endpoint).
 func captureClient(rt http.RoundTripper, baseURL string) *Client {
 	return New(Options{APIKey: "test-key", BaseURL: baseURL, HTTPClient: &http.Client{Transport: rt}})
-}
-
-// reused reports whether message i's entry in cur is the one of prev: each
-// encoding gets its own snapshot, so a carried-over entry shares its blocks.
-// Holding prev keeps its memory from being reused for a new snapshot.
-func reused(prev, cur []cachedMessage, i int) bool {
-	if i >= len(prev) || i >= len(cur) || len(prev[i].snap.blocks) == 0 || len(cur[i].snap.blocks) == 0 {
-		return false
-	}
-	return &prev[i].snap.blocks[0] == &cur[i].snap.blocks[0]
 }
 
 // TestEncodingCacheMatchesUncached drives long random histories through
@@ -72,15 +61,6 @@ func TestEncodingCacheErrors(t *testing.T) { cacheSuite.Errors(t) }
 // TestEncodingCacheConcurrent sends different histories through one Client
 // from several goroutines (run it with -race).
 func TestEncodingCacheConcurrent(t *testing.T) { cacheSuite.Concurrent(t) }
-
-// TestSnapshotDetectsEveryField requires messageSnapshot.matches to notice
-// a change of every field of llm.Block.
-func TestSnapshotDetectsEveryField(t *testing.T) {
-	llmtest.SnapshotDetectsEveryField(t, func(m *llm.Message) func(*llm.Message) bool {
-		s := snapshotOf(m)
-		return s.matches
-	})
-}
 
 // TestSpliceMarkerInSchema puts the marker that stands for the messages in
 // the envelope into a tool schema too; the body must still be right.

@@ -1,14 +1,11 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,16 +13,16 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // classify turns a failure of the SDK call or stream into what the caller
-// sees: the cancellation of ctx as itself (wrapped, so errors.Is finds
-// context.Canceled), everything else as an *llm.Error. callCtx is the
-// per-call context whose cause tells a RequestTimeout apart; started says
-// whether any event had arrived.
-func classify(ctx, callCtx context.Context, err error, started bool, timeout time.Duration) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("openai: %w", ctxErr)
+// sees: the cancellation of the caller's context as itself (wrapped, so
+// errors.Is finds context.Canceled), everything else as an *llm.Error.
+// started says whether any event had arrived.
+func classify(call *wire.Call, err error, started bool) error {
+	if err := call.Canceled(); err != nil {
+		return err
 	}
 	// An API error is the real outcome even if the timeout fired meanwhile.
 	var apiErr *sdk.Error
@@ -38,31 +35,10 @@ func classify(ctx, callCtx context.Context, err error, started bool, timeout tim
 	if errors.As(err, &streamErr) {
 		return fromErrorChunk(streamErr)
 	}
-	if context.Cause(callCtx) == errRequestTimeout {
-		// The SDK's own error is only a context.Canceled at this point; it
-		// is not wrapped, so that errors.Is(err, context.Canceled) keeps
-		// meaning "the caller cancelled".
-		return &llm.Error{Kind: llm.ErrTimeout, Message: fmt.Sprintf("no response within %v", timeout),
-			Err: fmt.Errorf("%w (%v)", errRequestTimeout, timeout)}
+	if call.TimedOut() {
+		return call.TimeoutError()
 	}
-
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-		return &llm.Error{Kind: llm.ErrBrokenStream, Message: "malformed stream event: " + err.Error(), Err: err}
-	}
-
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
-		return &llm.Error{Kind: llm.ErrTimeout, Message: err.Error(), Err: err}
-	}
-	msg := "connection failed: "
-	if started {
-		msg = "stream interrupted: "
-	}
-	// A transport failure before or during the stream is worth retrying,
-	// which is what ErrBrokenStream says.
-	return &llm.Error{Kind: llm.ErrBrokenStream, Message: msg + err.Error(), Err: err}
+	return wire.Transport(err, started)
 }
 
 // fromAPIError maps an HTTP error response. The error code and type in the
@@ -206,39 +182,25 @@ func codeKind(code string) (llm.ErrorKind, bool) {
 	return "", false
 }
 
+// statusKind classifies an HTTP status (http.StatusOK for errors inside a
+// stream, where an error of unknown code means the server gave up on the
+// response).
 func statusKind(status int) llm.ErrorKind {
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return llm.ErrAuth
-	case status == http.StatusTooManyRequests:
-		return llm.ErrRateLimit
-	case status == 529:
-		return llm.ErrOverloaded
-	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
-		return llm.ErrTimeout
-	case status == http.StatusConflict:
+	switch status {
+	case http.StatusOK:
+		return llm.ErrServer
+	case http.StatusConflict:
 		// A transient lock conflict on the API's side; the SDKs retry it.
 		return llm.ErrServer
-	case status >= 500:
-		return llm.ErrServer
-	case status >= 400:
-		return llm.ErrInvalid
-	case status == http.StatusOK:
-		// An error of unknown code inside a stream: the server gave up on
-		// the response.
-		return llm.ErrServer
 	}
-	return llm.ErrOther
+	return wire.StatusKind(status)
 }
 
 // errorMessage is the human-readable part of an error: "code: message",
 // else the start of the raw body.
 func errorMessage(code, typ, message, raw string) string {
 	if message == "" {
-		message = raw
-		if len(message) > 300 {
-			message = message[:300] + "…"
-		}
+		message = wire.Truncate(raw, 300)
 	}
 	if message == "" {
 		return ""
@@ -252,46 +214,12 @@ func errorMessage(code, typ, message, raw string) string {
 	return message
 }
 
-// maxRetryAfter caps a parsed delay, so an absurd header cannot overflow a
-// time.Duration.
-const maxRetryAfter = 24 * time.Hour
-
-// retryAfter parses the server's requested delay: retry-after-ms, or
-// Retry-After in seconds or as an HTTP date. A 429 without either falls back
-// on OpenAI's x-ratelimit-reset-* header of the exhausted limit ("1s",
-// "6m0s"). Absent or unparseable headers give 0.
+// retryAfter is the server's requested delay (wire.RetryAfter). A 429
+// without one falls back on OpenAI's x-ratelimit-reset-* header of the
+// exhausted limit.
 func retryAfter(h http.Header, status int, now time.Time) time.Duration {
-	if h == nil {
-		return 0
+	if d, ok := wire.RetryAfter(h, now); ok || status != http.StatusTooManyRequests {
+		return d
 	}
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(min(ms, float64(maxRetryAfter/time.Millisecond)) * float64(time.Millisecond))
-		}
-	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			if !(s > 0) { // also rejects NaN
-				return 0
-			}
-			return time.Duration(min(s, maxRetryAfter.Seconds()) * float64(time.Second))
-		}
-		if t, err := http.ParseTime(v); err == nil && t.After(now) {
-			return min(t.Sub(now), maxRetryAfter)
-		}
-		return 0
-	}
-	if status != http.StatusTooManyRequests {
-		return 0
-	}
-	var d time.Duration
-	for _, limit := range []string{"requests", "tokens"} {
-		if h.Get("X-Ratelimit-Remaining-"+limit) != "0" {
-			continue
-		}
-		if v, err := time.ParseDuration(h.Get("X-Ratelimit-Reset-" + limit)); err == nil && v > d {
-			d = v
-		}
-	}
-	return min(d, maxRetryAfter)
+	return wire.RateLimitReset(h)
 }

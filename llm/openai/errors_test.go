@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 	"github.com/novacode/nova/llm/llmtest"
 )
 
@@ -439,20 +440,20 @@ func TestRetryAfterParsing(t *testing.T) {
 		{map[string]string{"Retry-After": "0.5"}, 429, 500 * time.Millisecond},
 		{map[string]string{"Retry-After": "-3"}, 429, 0},
 		{map[string]string{"Retry-After": "NaN"}, 429, 0},
-		{map[string]string{"Retry-After": "1e300"}, 429, maxRetryAfter},
+		{map[string]string{"Retry-After": "1e300"}, 429, wire.MaxRetryAfter},
 		{map[string]string{"Retry-After": "soon"}, 429, 0},
 		{map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 429, 90 * time.Second},
 		{map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 429, 0},
-		{map[string]string{"Retry-After": now.Add(1000 * time.Hour).Format(http.TimeFormat)}, 429, maxRetryAfter},
+		{map[string]string{"Retry-After": now.Add(1000 * time.Hour).Format(http.TimeFormat)}, 429, wire.MaxRetryAfter},
 		{map[string]string{"Retry-After-Ms": "250", "Retry-After": "9"}, 429, 250 * time.Millisecond},
 		{map[string]string{"Retry-After-Ms": "bad", "Retry-After": "9"}, 429, 9 * time.Second},
-		{map[string]string{"Retry-After-Ms": "1e300"}, 429, maxRetryAfter},
+		{map[string]string{"Retry-After-Ms": "1e300"}, 429, wire.MaxRetryAfter},
 		// OpenAI's rate-limit headers, used only without Retry-After and
 		// only for the limit that is exhausted.
 		{map[string]string{"X-Ratelimit-Remaining-Requests": "0", "X-Ratelimit-Reset-Requests": "1.5s", "X-Ratelimit-Remaining-Tokens": "5", "X-Ratelimit-Reset-Tokens": "1m"}, 429, 1500 * time.Millisecond},
 		{map[string]string{"X-Ratelimit-Remaining-Requests": "0", "X-Ratelimit-Reset-Requests": "20ms", "X-Ratelimit-Remaining-Tokens": "0", "X-Ratelimit-Reset-Tokens": "1m2s"}, 429, 62 * time.Second},
 		{map[string]string{"X-Ratelimit-Remaining-Tokens": "0", "X-Ratelimit-Reset-Tokens": "garbage"}, 429, 0},
-		{map[string]string{"X-Ratelimit-Remaining-Tokens": "0", "X-Ratelimit-Reset-Tokens": "10000h"}, 429, maxRetryAfter},
+		{map[string]string{"X-Ratelimit-Remaining-Tokens": "0", "X-Ratelimit-Reset-Tokens": "10000h"}, 429, wire.MaxRetryAfter},
 		{map[string]string{"X-Ratelimit-Remaining-Tokens": "0", "X-Ratelimit-Reset-Tokens": "1m"}, 500, 0},
 		{map[string]string{"Retry-After": "2", "X-Ratelimit-Remaining-Tokens": "0", "X-Ratelimit-Reset-Tokens": "1m"}, 429, 2 * time.Second},
 	}
@@ -474,7 +475,7 @@ func TestStreamFaults(t *testing.T) {
 		New: func(t testing.TB, url string, timeout time.Duration) llm.Client {
 			return newTestClient(t, nil, Options{BaseURL: url + "/v1", RequestTimeout: timeout})
 		},
-		TimeoutCause: errRequestTimeout,
+		TimeoutCause: wire.ErrRequestTimeout,
 		First:        sseCreated + sseText,
 		Head:         sseCreated, Tail: okStream,
 	}.Run(t)

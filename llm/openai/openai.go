@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"iter"
 	"net/http"
@@ -34,6 +33,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // DefaultBaseURL is the production API. Base URLs include the version
@@ -80,9 +80,9 @@ type Client struct {
 	// configErr is a problem with Options found by New; every call reports it
 	// instead of sending a request.
 	configErr error
-	// cache keeps the encoding of the latest request's messages (cache.go);
-	// nil encodes every message on every call.
-	cache *encodingCache
+	// cache keeps the encoding of the latest request's messages; nil
+	// encodes every message on every call.
+	cache *wire.Cache[struct{}]
 	// sdk posts the bodies built from the cache (see newStreaming).
 	sdk sdk.Client
 }
@@ -91,21 +91,17 @@ var _ llm.Client = (*Client)(nil)
 
 // New returns a Client for opts.
 func New(opts Options) *Client {
-	c := &Client{requestTimeout: opts.RequestTimeout, cache: &encodingCache{}}
+	c := &Client{requestTimeout: opts.RequestTimeout, cache: &wire.Cache[struct{}]{}}
 	base := opts.BaseURL
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		// The SDK would only report a bad URL on the first request, as an
-		// untyped error; check it here so it surfaces as a config problem.
-		c.configErr = &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("invalid OpenAI base URL %q", opts.BaseURL), Err: err}
-	}
-	c.baseURL = u
+	// The SDK would only report a bad URL on the first request, as an
+	// untyped error.
+	c.baseURL, c.configErr = wire.ParseBaseURL(base, "OpenAI")
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = defaultHTTPClient()
+		hc = wire.DefaultHTTPClient()
 	}
 	// The services are built directly rather than through sdk.NewClient,
 	// which reads OPENAI_* variables (base URL, key, organization, project,
@@ -131,22 +127,6 @@ func New(opts Options) *Client {
 	return c
 }
 
-// defaultHTTPClient mirrors the SDK's own default: a response-header timeout
-// catches a server that accepts the connection and never answers, while the
-// body (the stream) stays unbounded.
-func defaultHTTPClient() *http.Client {
-	if t, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = 10 * time.Minute
-		return &http.Client{Transport: t}
-	}
-	return &http.Client{}
-}
-
-// errRequestTimeout is the cancellation cause when Options.RequestTimeout
-// expires before the response starts.
-var errRequestTimeout = errors.New("openai: no response within the request timeout")
-
 // Stream sends req and yields its normalized events. See llm.Client for the
 // contract: it stops as soon as yield returns false, yields at most one error
 // and only as the last element, and releases the connection before
@@ -166,55 +146,25 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, err)
 			return
 		}
-		if err := ctx.Err(); err != nil {
-			yield(nil, fmt.Errorf("openai: %w", err))
+		call, err := wire.Start(ctx, "openai", c.requestTimeout)
+		if err != nil {
+			yield(nil, err)
 			return
 		}
-
-		// callCtx lets RequestTimeout cancel the wait for the response with
-		// a recognisable cause, without putting a deadline on the stream.
-		// (The SDK's own WithRequestTimeout would also cut the body.)
-		callCtx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		var timer *time.Timer
-		if c.requestTimeout > 0 {
-			timer = time.AfterFunc(c.requestTimeout, func() { cancel(errRequestTimeout) })
-		}
+		defer call.End()
 		// NewStreaming returns once the response headers arrived; the body
-		// is read lazily by Next.
-		stream := c.newStreaming(callCtx, params, body)
-		if timer != nil {
-			timer.Stop()
-		}
+		// is read lazily by Next. (The SDK's own WithRequestTimeout would
+		// also cut the body.)
+		stream := c.newStreaming(call.Context(), params, body)
+		call.Responded()
 		defer stream.Close()
 
 		var n normalizer
-		for stream.Next() {
-			// Events may already sit in the read buffer when ctx ends; the
-			// contract is to stop at once, not when the socket notices.
-			if err := ctx.Err(); err != nil {
-				yield(nil, fmt.Errorf("openai: %w", err))
-				return
-			}
-			cur := stream.Current()
-			end, err := n.handle(&cur)
-			for _, ev := range n.out {
-				if !yield(ev, nil) {
-					return
-				}
-			}
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if end {
-				// Nothing may follow StreamEnd, so stop reading here rather
-				// than wait for the server to close the body.
-				return
-			}
+		if wire.Pump(call, stream, n.handle, yield) {
+			return
 		}
 		if err := stream.Err(); err != nil {
-			yield(nil, classify(ctx, callCtx, err, n.started, c.requestTimeout))
+			yield(nil, classify(call, err, n.started))
 			return
 		}
 		// The body ended cleanly but the response did not: a proxy or
@@ -241,13 +191,12 @@ func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
 	if strings.EqualFold(c.baseURL.Hostname(), "api.openai.com") {
 		return 0, nil
 	}
-	callCtx := ctx
-	if c.requestTimeout > 0 {
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeoutCause(ctx, c.requestTimeout, errRequestTimeout)
-		defer cancel()
+	call, err := wire.Start(ctx, "openai", c.requestTimeout)
+	if err != nil {
+		return 0, err
 	}
-	page, err := c.models.List(callCtx)
+	defer call.End()
+	page, err := c.models.List(call.Context())
 	if err != nil {
 		var apiErr *sdk.Error
 		if errors.As(err, &apiErr) {
@@ -256,7 +205,7 @@ func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
 				return 0, nil
 			}
 		}
-		return 0, classify(ctx, callCtx, err, false, c.requestTimeout)
+		return 0, classify(call, err, false)
 	}
 	for i := range page.Data {
 		if page.Data[i].ID == model {

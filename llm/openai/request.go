@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 const (
@@ -138,8 +139,6 @@ const streamField = `,"stream":true}`
 // the envelope is the SDK's encoding with a marker for the input array, each
 // item is the SDK's encoding of that item (which its encoder copies verbatim
 // into the array), and "stream":true ends it as the SDK's sjson step would.
-// It is built with one allocation, a copy of each cached message's items
-// into it being the only work proportional to the history.
 func (c *Client) prepare(req *llm.Request) (responses.ResponseNewParams, []byte, error) {
 	if c.cache == nil {
 		p, err := buildParams(req)
@@ -149,7 +148,7 @@ func (c *Client) prepare(req *llm.Request) (responses.ResponseNewParams, []byte,
 	if err != nil {
 		return p, nil, err
 	}
-	entries, size, err := c.encodeMessages(req.Messages)
+	enc, err := c.cache.Encode(req.Messages, codec{})
 	if err != nil {
 		return p, nil, err
 	}
@@ -161,27 +160,42 @@ func (c *Client) prepare(req *llm.Request) (responses.ResponseNewParams, []byte,
 	if err != nil {
 		return p, nil, &llm.Error{Kind: llm.ErrInvalid, Message: "encoding request: " + err.Error(), Err: err}
 	}
-	at := bytes.Index(env, spliceMarker)
-	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) || !bytes.HasSuffix(env, []byte("}")) {
+	if !bytes.HasSuffix(env, []byte("}")) {
 		p, err := buildParams(req)
 		return p, nil, err
 	}
-	body := make([]byte, 0, len(env)-len(spliceMarker)+size+len(streamField))
-	body = append(body, env[:at]...)
-	first := true
-	for i := range entries {
-		if len(entries[i].enc) == 0 {
-			continue
-		}
-		if !first {
-			body = append(body, ',')
-		}
-		first = false
-		body = append(body, entries[i].enc...)
+	body, ok := wire.Splice(env[:len(env)-1], spliceMarker, enc.Size, enc.Parts(), len(streamField))
+	if !ok {
+		p, err := buildParams(req)
+		return p, nil, err
 	}
-	body = append(body, env[at+len(spliceMarker):len(env)-1]...)
-	body = append(body, streamField...)
-	return p, body, nil
+	return p, append(body, streamField...), nil
+}
+
+// codec encodes single messages for the encoding cache: a message's input
+// items depend on nothing but the message.
+type codec struct{}
+
+func (codec) Key(int, *wire.Entry[struct{}]) struct{} { return struct{}{} }
+func (codec) SameKey(_, _ struct{}) bool              { return true }
+
+func (codec) Encode(i int, m *llm.Message, _ struct{}) ([]byte, struct{}, error) {
+	items, err := messageItems(nil, i, m)
+	if err != nil {
+		return nil, struct{}{}, err
+	}
+	var enc []byte
+	for j := range items {
+		b, err := items[j].MarshalJSON()
+		if err != nil {
+			return nil, struct{}{}, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+		}
+		if j > 0 {
+			enc = append(enc, ',')
+		}
+		enc = append(enc, b...)
+	}
+	return enc, struct{}{}, nil
 }
 
 // newStreaming starts the call. A body from prepare is posted as it is:
@@ -194,40 +208,6 @@ func (c *Client) newStreaming(ctx context.Context, p responses.ResponseNewParams
 	var raw *http.Response
 	err := c.sdk.Post(ctx, "responses", body, &raw)
 	return ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(raw), err)
-}
-
-// encodeMessages returns the encoded items of every message of msgs, taken
-// from the cache where the message is unchanged, and publishes them as the
-// cache's new content. size is their total length plus a separator each.
-func (c *Client) encodeMessages(msgs []llm.Message) (entries []cachedMessage, size int, err error) {
-	old := c.cache.load()
-	entries = make([]cachedMessage, len(msgs))
-	var items responses.ResponseInputParam
-	for i := range msgs {
-		m := &msgs[i]
-		if i < len(old) && old[i].snap.matches(m) {
-			entries[i] = old[i]
-		} else {
-			if items, err = messageItems(items[:0], i, m); err != nil {
-				return nil, 0, err
-			}
-			var enc []byte
-			for j := range items {
-				b, err := items[j].MarshalJSON()
-				if err != nil {
-					return nil, 0, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
-				}
-				if j > 0 {
-					enc = append(enc, ',')
-				}
-				enc = append(enc, b...)
-			}
-			entries[i] = cachedMessage{snap: snapshotOf(m), enc: enc}
-		}
-		size += len(entries[i].enc) + 1
-	}
-	c.cache.store(entries)
-	return entries, size, nil
 }
 
 // appendBlocks appends the items of one message. Consecutive user text and
@@ -355,7 +335,7 @@ func toolArguments(in json.RawMessage) string {
 // Parameters field is a map, whose re-encoding reorders the schema's keys,
 // and the tool list must be byte-stable across calls for prompt caching.
 func toolJSON(t *llm.ToolSpec) (json.RawMessage, error) {
-	schema, err := parameters(t.InputSchema)
+	schema, err := wire.ObjectSchema(t.InputSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -380,34 +360,4 @@ func toolJSON(t *llm.ToolSpec) (json.RawMessage, error) {
 	// additionalProperties false, which general tool schemas are not.
 	b = append(b, `,"strict":false}`...)
 	return b, nil
-}
-
-// parameters returns the JSON Schema to send for a tool's input. The API
-// wants an object schema with "type": "object" at the top; a schema that
-// leaves it implicit gets it prepended, the rest untouched.
-func parameters(schema json.RawMessage) ([]byte, error) {
-	if len(bytes.TrimSpace(schema)) == 0 {
-		// A tool without parameters.
-		return []byte(`{"type":"object","properties":{}}`), nil
-	}
-	t := bytes.TrimLeft(schema, " \t\r\n")
-	if t[0] != '{' || !json.Valid(schema) {
-		return nil, fmt.Errorf("input schema is not a JSON object")
-	}
-	var top struct {
-		Type json.RawMessage `json:"type"`
-	}
-	if err := json.Unmarshal(schema, &top); err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	if top.Type != nil {
-		return schema, nil
-	}
-	rest := bytes.TrimLeft(t[1:], " \t\r\n")
-	fixed := make([]byte, 0, len(rest)+17)
-	fixed = append(fixed, `{"type":"object"`...)
-	if rest[0] != '}' {
-		fixed = append(fixed, ',')
-	}
-	return append(fixed, rest...), nil
 }

@@ -56,10 +56,18 @@ type outputItem struct {
 	summary  int64 // summary_index of the latest summary delta
 }
 
-// handle normalizes one event into n.out. It reports whether the response
+// handle normalizes one event for wire.Pump: the events to yield, whether
+// the response is complete (StreamEnd is then the last event) and a protocol
+// or API error that ends the stream after the events.
+func (n *normalizer) handle(ev responses.ResponseStreamEventUnion) ([]llm.StreamEvent, bool, error) {
+	end, err := n.event(&ev)
+	return n.out, end, err
+}
+
+// event normalizes one event into n.out. It reports whether the response
 // is complete (StreamEnd is then the last event of n.out) or a protocol or
 // API error that ends the stream; events in n.out come before the error.
-func (n *normalizer) handle(ev *responses.ResponseStreamEventUnion) (bool, error) {
+func (n *normalizer) event(ev *responses.ResponseStreamEventUnion) (bool, error) {
 	n.started = true
 	n.out = n.out[:0]
 	switch ev.Type {

@@ -3,16 +3,13 @@ package openaichat
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"runtime"
 	"testing"
 
-	"github.com/openai/openai-go/v3/packages/ssestream"
-
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // largestFixture returns the biggest recorded stream.
@@ -69,30 +66,23 @@ func BenchmarkStreamNormalize(b *testing.B) {
 		allocs := allocCounter()
 		b.ResetTimer()
 		for b.Loop() {
-			res := &http.Response{
-				StatusCode: 200,
-				Header:     http.Header{"Content-Type": []string{"text/event-stream"}},
-				Body:       io.NopCloser(bytes.NewReader(body)),
-			}
-			dec := ssestream.NewDecoder(res)
+			src := wire.NewSSE(bytes.NewReader(body))
 			n := normalizer{newID: func(int) string { return "x" }}
-			for dec.Next() {
-				ev := dec.Event()
-				done, err := n.handle(ev.Type, ev.Data)
+			for src.Next() {
+				out, done, err := n.handle(src.Current())
 				if err != nil {
 					b.Fatal(err)
 				}
-				for _, e := range n.out {
+				for _, e := range out {
 					sink = e
 				}
 				if done {
 					break
 				}
 			}
-			if err := dec.Err(); err != nil {
+			if err := src.Err(); err != nil {
 				b.Fatal(err)
 			}
-			dec.Close()
 		}
 		b.StopTimer()
 		report(b, events, allocs())

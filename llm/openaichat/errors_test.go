@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 	"github.com/novacode/nova/llm/llmtest"
 )
 
@@ -457,40 +458,6 @@ func TestFuzzedStreams(t *testing.T) {
 	}
 }
 
-func TestRetryAfterParsing(t *testing.T) {
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	tests := []struct {
-		header map[string]string
-		want   time.Duration
-	}{
-		{nil, 0},
-		{map[string]string{"Retry-After": "12"}, 12 * time.Second},
-		{map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
-		{map[string]string{"Retry-After": "-3"}, 0},
-		{map[string]string{"Retry-After": "NaN"}, 0},
-		{map[string]string{"Retry-After": "1e300"}, maxRetryAfter},
-		{map[string]string{"Retry-After": "soon"}, 0},
-		{map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second},
-		{map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
-		{map[string]string{"Retry-After": now.Add(100 * 24 * time.Hour).Format(http.TimeFormat)}, maxRetryAfter},
-		{map[string]string{"Retry-After-Ms": "250", "Retry-After": "9"}, 250 * time.Millisecond},
-		{map[string]string{"Retry-After-Ms": "bad", "Retry-After": "9"}, 9 * time.Second},
-		{map[string]string{"X-Ratelimit-Remaining-Requests": "0", "X-Ratelimit-Reset-Requests": "1.5s"}, 1500 * time.Millisecond},
-		{map[string]string{"X-Ratelimit-Remaining-Requests": "3", "X-Ratelimit-Reset-Requests": "1.5s"}, 0},
-		{map[string]string{"X-Ratelimit-Remaining-Tokens": "0", "X-Ratelimit-Reset-Tokens": "9999h"}, maxRetryAfter},
-		{map[string]string{"Retry-After": "2", "X-Ratelimit-Remaining-Tokens": "0", "X-Ratelimit-Reset-Tokens": "1m"}, 2 * time.Second},
-	}
-	for _, tt := range tests {
-		h := http.Header{}
-		for k, v := range tt.header {
-			h.Set(k, v)
-		}
-		if got := retryAfter(h, now); got != tt.want {
-			t.Errorf("retryAfter(%v) = %v, want %v", tt.header, got, tt.want)
-		}
-	}
-}
-
 // TestStreamFaults runs the faults every adapter must survive alike
 // (llmtest.StreamFaults).
 func TestStreamFaults(t *testing.T) {
@@ -498,7 +465,7 @@ func TestStreamFaults(t *testing.T) {
 		New: func(t testing.TB, url string, timeout time.Duration) llm.Client {
 			return newTestClient(t, nil, Options{BaseURL: url + "/v1", RequestTimeout: timeout})
 		},
-		TimeoutCause: errRequestTimeout,
+		TimeoutCause: wire.ErrRequestTimeout,
 		First:        sseText,
 		Head:         sseText, Tail: okStream,
 	}.Run(t)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // maxModelsBody caps the models list read by ContextWindow; OpenRouter's,
@@ -65,15 +67,15 @@ func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
 		return w, nil
 	}
 
-	callCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if c.requestTimeout > 0 {
-		var stop context.CancelFunc
-		callCtx, stop = context.WithTimeoutCause(callCtx, c.requestTimeout, errRequestTimeout)
-		defer stop()
+	// The request timeout bounds the whole call here (the call is never
+	// told the response started), as the body is small.
+	call, err := wire.Start(ctx, "openaichat", c.requestTimeout)
+	if err != nil {
+		return 0, err
 	}
+	defer call.End()
 	var res *http.Response
-	err := c.sdk.Get(callCtx, "models", nil, &res)
+	err = c.sdk.Get(call.Context(), "models", nil, &res)
 	if res != nil && res.Body != nil {
 		defer res.Body.Close()
 	}
@@ -85,11 +87,11 @@ func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
 				return c.remember(model, 0), nil
 			}
 		}
-		return 0, classify(ctx, callCtx, err, res, false, c.requestTimeout)
+		return 0, classify(call, err, res, false)
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxModelsBody))
 	if err != nil {
-		return 0, classify(ctx, callCtx, err, nil, false, c.requestTimeout)
+		return 0, classify(call, err, nil, false)
 	}
 	entries, err := parseModels(body)
 	if err != nil {

@@ -30,13 +30,11 @@ package openaichat
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"mime"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -45,9 +43,9 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // DefaultBaseURL is the OpenAI API, used when Options.BaseURL is empty.
@@ -97,9 +95,9 @@ type Client struct {
 	// callIDs numbers the ids synthesized for tool calls that arrive
 	// without one, so they stay unique across the turns of a session.
 	callIDs atomic.Uint64
-	// cache keeps the encoding of the latest request's messages (cache.go);
-	// nil encodes every message on every call.
-	cache *encodingCache
+	// cache keeps the encoding of the latest request's messages; nil
+	// encodes every message on every call.
+	cache *wire.Cache[pending]
 
 	windowsMu sync.Mutex
 	windows   map[string]int // ContextWindow answers by model
@@ -111,21 +109,18 @@ var _ llm.Client = (*Client)(nil)
 func New(opts Options) *Client {
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = defaultHTTPClient()
+		hc = wire.DefaultHTTPClient()
 	}
 	base := opts.BaseURL
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	c := &Client{requestTimeout: opts.RequestTimeout, cache: &encodingCache{}}
-	u, err := url.Parse(base)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		// The SDK would only report a bad URL on the first request, as an
-		// untyped error; check it here so it surfaces as a config problem.
-		c.configErr = &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("invalid OpenAI base URL %q", base), Err: err}
-		if err == nil {
-			c.configErr.(*llm.Error).Err = errors.New("base URL needs a scheme and a host")
-		}
+	c := &Client{requestTimeout: opts.RequestTimeout, cache: &wire.Cache[pending]{}}
+	// The SDK would only report a bad URL on the first request, as an
+	// untyped error.
+	u, err := wire.ParseBaseURL(base, "OpenAI")
+	if err != nil {
+		c.configErr = err
 		return c
 	}
 	c.openAIHosted = strings.EqualFold(u.Hostname(), "api.openai.com")
@@ -150,22 +145,6 @@ func New(opts Options) *Client {
 	return c
 }
 
-// defaultHTTPClient mirrors the SDK's own default: a response-header timeout
-// catches a server that accepts the connection and never answers, while the
-// body (the stream) stays unbounded.
-func defaultHTTPClient() *http.Client {
-	if t, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = 10 * time.Minute
-		return &http.Client{Transport: t}
-	}
-	return &http.Client{}
-}
-
-// errRequestTimeout is the cancellation cause when Options.RequestTimeout
-// expires before the response starts.
-var errRequestTimeout = errors.New("openaichat: no response within the request timeout")
-
 // maxJSONBody caps how much of a non-stream response body is read.
 const maxJSONBody = 1 << 20
 
@@ -187,91 +166,59 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, err)
 			return
 		}
-		if err := ctx.Err(); err != nil {
-			yield(nil, fmt.Errorf("openaichat: %w", err))
+		call, err := wire.Start(ctx, "openaichat", c.requestTimeout)
+		if err != nil {
+			yield(nil, err)
 			return
 		}
-
-		// callCtx lets RequestTimeout cancel the wait for the response with
-		// a recognisable cause, without putting a deadline on the stream.
-		callCtx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		var timer *time.Timer
-		if c.requestTimeout > 0 {
-			timer = time.AfterFunc(c.requestTimeout, func() { cancel(errRequestTimeout) })
-		}
+		defer call.End()
 		// With a **http.Response destination the SDK returns once the
 		// headers arrived and leaves the body to us; on an error status it
 		// still fills res (with the body buffered) before returning.
 		var res *http.Response
-		err = c.sdk.Post(callCtx, "chat/completions", body, &res, option.WithHeader("Accept", "text/event-stream"))
-		if timer != nil {
-			timer.Stop()
+		err = c.sdk.Post(call.Context(), "chat/completions", body, &res, option.WithHeader("Accept", "text/event-stream"))
+		call.Responded()
+		if res != nil && res.Body != nil {
+			defer res.Body.Close()
 		}
 		if err != nil {
-			if res != nil && res.Body != nil {
-				defer res.Body.Close()
-			}
-			yield(nil, classify(ctx, callCtx, err, res, false, c.requestTimeout))
+			yield(nil, classify(call, err, res, false))
 			return
 		}
-		if err := callCtx.Err(); err != nil {
+		if err := call.Context().Err(); err != nil {
 			// The timer fired just as the headers arrived: the body would
 			// fail on its first read anyway.
-			res.Body.Close()
-			yield(nil, classify(ctx, callCtx, err, nil, false, c.requestTimeout))
+			yield(nil, classify(call, err, nil, false))
 			return
 		}
+		var r io.Reader = res.Body
 		if isJSON(res.Header.Get("Content-Type")) {
 			// Not a stream: a server that ignores stream:true, or one that
 			// reports an error with status 200. Unless the body is an
 			// event stream after all, mislabelled.
 			br := bufio.NewReader(res.Body)
 			if startsJSON(br) {
-				defer res.Body.Close()
 				err := jsonInsteadOfStream(br)
-				if ctxErr := ctx.Err(); ctxErr != nil {
-					err = fmt.Errorf("openaichat: %w", ctxErr)
+				if cerr := call.Canceled(); cerr != nil {
+					err = cerr
 				}
 				yield(nil, err)
 				return
 			}
-			res.Body = readCloser{br, res.Body}
+			r = br
 		}
 
-		dec := ssestream.NewDecoder(res)
-		defer dec.Close()
+		src := wire.NewSSE(r)
 		n := normalizer{newID: c.newCallID}
-		for dec.Next() {
-			// Events may already sit in the read buffer when ctx ends; the
-			// contract is to stop at once, not when the socket notices.
-			if err := ctx.Err(); err != nil {
-				yield(nil, fmt.Errorf("openaichat: %w", err))
-				return
-			}
-			ev := dec.Event()
-			done, err := n.handle(ev.Type, ev.Data)
-			for _, e := range n.out {
-				if !yield(e, nil) {
-					return
-				}
-			}
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if done {
-				// Nothing may follow StreamEnd, so stop reading here rather
-				// than wait for the server to close the body.
-				return
-			}
-		}
-		if err := dec.Err(); err != nil {
-			yield(nil, classify(ctx, callCtx, err, nil, n.started, c.requestTimeout))
+		if wire.Pump(call, src, n.handle, yield) {
 			return
 		}
-		if err := ctx.Err(); err != nil {
-			yield(nil, fmt.Errorf("openaichat: %w", err))
+		if err := src.Err(); err != nil {
+			yield(nil, classify(call, err, nil, n.started))
+			return
+		}
+		if err := call.Canceled(); err != nil {
+			yield(nil, err)
 			return
 		}
 		// The body ended without [DONE]. Servers that omit it still end
@@ -318,11 +265,6 @@ func startsJSON(r *bufio.Reader) bool {
 		_ = r.UnreadByte()
 		return c == '{' || c == '['
 	}
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
 }
 
 // jsonInsteadOfStream turns a 2xx JSON answer to a streaming request into an

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // chunk is one chat.completion.chunk, with the non-standard fields
@@ -249,10 +250,18 @@ type toolCall struct {
 
 var doneMarker = []byte("[DONE]")
 
-// handle normalizes one server-sent event into n.out. It reports whether the
+// handle normalizes one server-sent event for wire.Pump: the events to
+// yield, whether the stream is complete (StreamEnd is then the last event)
+// and the provider's or a protocol error, which follows the events.
+func (n *normalizer) handle(ev wire.Event) ([]llm.StreamEvent, bool, error) {
+	end, err := n.event(ev.Type, ev.Data)
+	return n.out, end, err
+}
+
+// event normalizes one server-sent event into n.out. It reports whether the
 // stream is complete (StreamEnd is then the last event in n.out), or the
 // provider's or a protocol error, which follows whatever n.out holds.
-func (n *normalizer) handle(eventType string, data []byte) (bool, error) {
+func (n *normalizer) event(eventType string, data []byte) (bool, error) {
 	n.out = n.out[:0]
 	n.started = true
 	data = bytes.TrimSpace(data)
@@ -267,7 +276,7 @@ func (n *normalizer) handle(eventType string, data []byte) (bool, error) {
 	var c chunk
 	if err := json.Unmarshal(data, &c); err != nil {
 		return false, &llm.Error{Kind: llm.ErrBrokenStream,
-			Message: fmt.Sprintf("malformed chunk: %v: %s", err, truncate(string(data), 200)), Err: err}
+			Message: fmt.Sprintf("malformed chunk: %v: %s", err, wire.Truncate(string(data), 200)), Err: err}
 	}
 	// Errors come as a top-level "error" member (OpenAI, OpenRouter, newer
 	// vLLM) or as a bare error object (older vLLM). OpenRouter also puts
