@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"os"
@@ -69,11 +68,8 @@ func OptionsFromEnv() Options {
 
 // Client streams Messages API calls. It is safe for concurrent use.
 type Client struct {
-	sdk            anthropic.Client
-	requestTimeout time.Duration
-	// configErr is a problem with Options found by New; every call reports it
-	// instead of sending a request.
-	configErr error
+	sdk anthropic.Client
+	ep  wire.Endpoint
 	// cache keeps the encoding of the latest request's messages; nil
 	// encodes every message on every call.
 	cache *wire.Cache[bool]
@@ -102,7 +98,7 @@ func New(opts Options) *Client {
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(retries),
 	}
-	c := &Client{requestTimeout: opts.RequestTimeout, cache: &wire.Cache[bool]{}}
+	c := &Client{ep: wire.Endpoint{Name: "anthropic", RequestTimeout: opts.RequestTimeout}, cache: &wire.Cache[bool]{}}
 	if opts.APIKey != "" {
 		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
 	}
@@ -110,7 +106,7 @@ func New(opts Options) *Client {
 		// The SDK would only report a bad URL on the first request, as an
 		// untyped error.
 		if _, err := wire.ParseBaseURL(opts.BaseURL, "Anthropic"); err != nil {
-			c.configErr = err
+			c.ep.ConfigErr = err
 		} else {
 			sdkOpts = append(sdkOpts, option.WithBaseURL(opts.BaseURL))
 		}
@@ -124,25 +120,17 @@ func New(opts Options) *Client {
 // and only as the last element, and releases the connection before returning.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
-		if c.configErr != nil {
-			yield(nil, c.configErr)
-			return
-		}
-		if req == nil {
-			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
-			return
-		}
-		params, body, err := c.prepare(req)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		call, err := wire.Start(ctx, "anthropic", c.requestTimeout)
+		call, err := c.ep.Begin(ctx, req)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
 		defer call.End()
+		params, body, err := c.prepare(req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
 		// NewStreaming returns once response headers arrived (after any
 		// retries); the body is read lazily by Next.
 		var last lastAttempt
@@ -158,9 +146,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, classify(call, err, &last, n.started))
 			return
 		}
-		// The body ended cleanly but the message did not: a proxy or server
-		// that closed the connection early.
-		yield(nil, &llm.Error{Kind: llm.ErrBrokenStream, Message: "stream ended before message_stop", Err: io.ErrUnexpectedEOF})
+		yield(nil, wire.Unfinished("message_stop"))
 	}
 }
 
@@ -186,8 +172,8 @@ var _ option.Middleware = (*lastAttempt)(nil).record
 // (max_input_tokens). It returns 0 when the endpoint does not know the
 // model or does not say; callers then fall back to the built-in table.
 func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
-	if c.configErr != nil {
-		return 0, c.configErr
+	if c.ep.ConfigErr != nil {
+		return 0, c.ep.ConfigErr
 	}
 	info, err := c.sdk.Models.Get(ctx, model, anthropic.ModelGetParams{})
 	if err != nil {

@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -73,13 +72,10 @@ func OptionsFromEnv() Options {
 
 // Client streams Responses API calls. It is safe for concurrent use.
 type Client struct {
-	responses      responses.ResponseService
-	models         sdk.ModelService
-	baseURL        *url.URL
-	requestTimeout time.Duration
-	// configErr is a problem with Options found by New; every call reports it
-	// instead of sending a request.
-	configErr error
+	responses responses.ResponseService
+	models    sdk.ModelService
+	baseURL   *url.URL
+	ep        wire.Endpoint
 	// cache keeps the encoding of the latest request's messages; nil
 	// encodes every message on every call.
 	cache *wire.Cache[struct{}]
@@ -91,14 +87,14 @@ var _ llm.Client = (*Client)(nil)
 
 // New returns a Client for opts.
 func New(opts Options) *Client {
-	c := &Client{requestTimeout: opts.RequestTimeout, cache: &wire.Cache[struct{}]{}}
+	c := &Client{ep: wire.Endpoint{Name: "openai", RequestTimeout: opts.RequestTimeout}, cache: &wire.Cache[struct{}]{}}
 	base := opts.BaseURL
 	if base == "" {
 		base = DefaultBaseURL
 	}
 	// The SDK would only report a bad URL on the first request, as an
 	// untyped error.
-	c.baseURL, c.configErr = wire.ParseBaseURL(base, "OpenAI")
+	c.baseURL, c.ep.ConfigErr = wire.ParseBaseURL(base, "OpenAI")
 	hc := opts.HTTPClient
 	if hc == nil {
 		hc = wire.DefaultHTTPClient()
@@ -114,7 +110,7 @@ func New(opts Options) *Client {
 		// Retry-After up to two minutes).
 		option.WithMaxRetries(0),
 	}
-	if c.configErr == nil {
+	if c.ep.ConfigErr == nil {
 		sdkOpts = append(sdkOpts, option.WithBaseURL(base))
 	}
 	if opts.APIKey != "" {
@@ -133,25 +129,17 @@ func New(opts Options) *Client {
 // returning.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
-		if c.configErr != nil {
-			yield(nil, c.configErr)
-			return
-		}
-		if req == nil {
-			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
-			return
-		}
-		params, body, err := c.prepare(req)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		call, err := wire.Start(ctx, "openai", c.requestTimeout)
+		call, err := c.ep.Begin(ctx, req)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
 		defer call.End()
+		params, body, err := c.prepare(req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
 		// NewStreaming returns once the response headers arrived; the body
 		// is read lazily by Next. (The SDK's own WithRequestTimeout would
 		// also cut the body.)
@@ -167,9 +155,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, classify(call, err, n.started))
 			return
 		}
-		// The body ended cleanly but the response did not: a proxy or
-		// server that closed the connection early.
-		yield(nil, &llm.Error{Kind: llm.ErrBrokenStream, Message: "stream ended before response.completed", Err: io.ErrUnexpectedEOF})
+		yield(nil, wire.Unfinished("response.completed"))
 	}
 }
 
@@ -185,13 +171,13 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 // endpoint without a models list (404, 405, 501) or without the model in it
 // gives 0, nil; other failures are reported as *llm.Error.
 func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
-	if c.configErr != nil {
-		return 0, c.configErr
+	if c.ep.ConfigErr != nil {
+		return 0, c.ep.ConfigErr
 	}
 	if strings.EqualFold(c.baseURL.Hostname(), "api.openai.com") {
 		return 0, nil
 	}
-	call, err := wire.Start(ctx, "openai", c.requestTimeout)
+	call, err := wire.Start(ctx, c.ep.Name, c.ep.RequestTimeout)
 	if err != nil {
 		return 0, err
 	}

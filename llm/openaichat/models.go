@@ -57,8 +57,8 @@ func (m *modelEntry) window() int {
 // it whatever the name. Answers are cached per model for the Client's life.
 // RequestTimeout bounds the whole call here, as the body is small.
 func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
-	if c.configErr != nil {
-		return 0, c.configErr
+	if c.ep.ConfigErr != nil {
+		return 0, c.ep.ConfigErr
 	}
 	c.windowsMu.Lock()
 	w, ok := c.windows[model]
@@ -69,7 +69,7 @@ func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
 
 	// The request timeout bounds the whole call here (the call is never
 	// told the response started), as the body is small.
-	call, err := wire.Start(ctx, "openaichat", c.requestTimeout)
+	call, err := wire.Start(ctx, c.ep.Name, c.ep.RequestTimeout)
 	if err != nil {
 		return 0, err
 	}

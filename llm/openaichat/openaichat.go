@@ -84,14 +84,11 @@ func OptionsFromEnv() Options {
 
 // Client streams Chat Completions calls. It is safe for concurrent use.
 type Client struct {
-	sdk            openai.Client
-	requestTimeout time.Duration
+	sdk openai.Client
+	ep  wire.Endpoint
 	// openAIHosted is set when the base URL is OpenAI's own API, whose
 	// dialect differs on max_completion_tokens and reasoning_effort.
 	openAIHosted bool
-	// configErr is a problem with Options found by New; every call reports
-	// it instead of sending a request.
-	configErr error
 	// callIDs numbers the ids synthesized for tool calls that arrive
 	// without one, so they stay unique across the turns of a session.
 	callIDs atomic.Uint64
@@ -115,12 +112,12 @@ func New(opts Options) *Client {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	c := &Client{requestTimeout: opts.RequestTimeout, cache: &wire.Cache[pending]{}}
+	c := &Client{ep: wire.Endpoint{Name: "openaichat", RequestTimeout: opts.RequestTimeout}, cache: &wire.Cache[pending]{}}
 	// The SDK would only report a bad URL on the first request, as an
 	// untyped error.
 	u, err := wire.ParseBaseURL(base, "OpenAI")
 	if err != nil {
-		c.configErr = err
+		c.ep.ConfigErr = err
 		return c
 	}
 	c.openAIHosted = strings.EqualFold(u.Hostname(), "api.openai.com")
@@ -153,25 +150,17 @@ const maxJSONBody = 1 << 20
 // and only as the last element, and releases the connection before returning.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
-		if c.configErr != nil {
-			yield(nil, c.configErr)
-			return
-		}
-		if req == nil {
-			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
-			return
-		}
-		body, err := c.requestBody(req)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		call, err := wire.Start(ctx, "openaichat", c.requestTimeout)
+		call, err := c.ep.Begin(ctx, req)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
 		defer call.End()
+		body, err := c.requestBody(req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
 		// With a **http.Response destination the SDK returns once the
 		// headers arrived and leaves the body to us; on an error status it
 		// still fills res (with the body buffered) before returning.
@@ -234,7 +223,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			}
 			return
 		}
-		yield(nil, &llm.Error{Kind: llm.ErrBrokenStream, Message: "stream ended before finish_reason and [DONE]", Err: io.ErrUnexpectedEOF})
+		yield(nil, wire.Unfinished("finish_reason and [DONE]"))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/novacode/nova/llm"
@@ -12,6 +13,35 @@ import (
 // ErrRequestTimeout is the cause of a call whose request timeout expired
 // before the response started.
 var ErrRequestTimeout = errors.New("no response within the request timeout")
+
+// Endpoint is what an adapter's calls share: its name (for error messages),
+// its request timeout and a problem with its options found when the client
+// was made, which every call then reports instead of sending anything.
+type Endpoint struct {
+	Name           string
+	RequestTimeout time.Duration
+	ConfigErr      error
+}
+
+// Begin starts a call of req. It fails, before anything is sent, with the
+// endpoint's configuration error, with llm.ErrInvalid for a nil request, or
+// with the caller's context error.
+func (e *Endpoint) Begin(ctx context.Context, req *llm.Request) (*Call, error) {
+	if e.ConfigErr != nil {
+		return nil, e.ConfigErr
+	}
+	if req == nil {
+		return nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"}
+	}
+	return Start(ctx, e.Name, e.RequestTimeout)
+}
+
+// Unfinished is the error of a body that ended cleanly before the response
+// did (a proxy or server that closed the connection early); end names what
+// never came.
+func Unfinished(end string) *llm.Error {
+	return &llm.Error{Kind: llm.ErrBrokenStream, Message: "stream ended before " + end, Err: io.ErrUnexpectedEOF}
+}
 
 // Call is one model call up to the start of its response: the caller's
 // context, and a per-call context that the request timeout cancels with a

@@ -136,6 +136,27 @@ func TestCall(t *testing.T) {
 			t.Errorf("Start on a cancelled context: %v", err)
 		}
 	})
+	t.Run("endpoint checks", func(t *testing.T) {
+		bad := errors.New("bad base URL")
+		for _, tt := range []struct {
+			ep   Endpoint
+			req  *llm.Request
+			want error
+		}{
+			{Endpoint{Name: "x", ConfigErr: bad}, &llm.Request{}, bad},
+			{Endpoint{Name: "x"}, nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"}},
+		} {
+			c, err := tt.ep.Begin(context.Background(), tt.req)
+			if c != nil || err == nil || err.Error() != tt.want.Error() {
+				t.Errorf("Begin: %v, %v; want %v", c, err, tt.want)
+			}
+		}
+		c, err := (&Endpoint{Name: "x"}).Begin(context.Background(), &llm.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.End()
+	})
 	t.Run("request timeout", func(t *testing.T) {
 		c, err := Start(context.Background(), "x", time.Millisecond)
 		if err != nil {
