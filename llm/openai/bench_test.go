@@ -2,25 +2,15 @@ package openai
 
 import (
 	"bytes"
-	"io"
-	"net/http"
 	"testing"
 
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/responses"
-
+	"github.com/novacode/nova/llm/internal/wire"
 	"github.com/novacode/nova/llm/llmtest"
 )
 
 // BenchmarkStreamNormalize: see llmtest.Adapter.BenchStreamNormalize.
-// Decoding is the SDK's own (its event union type), normalization ours.
 func BenchmarkStreamNormalize(b *testing.B) {
 	adapter.BenchStreamNormalize(b, func(b *testing.B, body []byte) {
-		res := &http.Response{
-			StatusCode: 200,
-			Header:     http.Header{"Content-Type": []string{"text/event-stream"}},
-			Body:       io.NopCloser(bytes.NewReader(body)),
-		}
-		llmtest.Drain(b, ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(res), nil), new(normalizer).handle)
+		llmtest.Drain(b, wire.NewSSE(bytes.NewReader(body)), new(normalizer).handle)
 	})
 }

@@ -1,16 +1,15 @@
 package openai
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/internal/wire"
@@ -28,12 +27,6 @@ func classify(call *wire.Call, err error, started bool) error {
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
 		return fromAPIError(apiErr)
-	}
-	// A data line with a top-level "error" object, which the SDK reports
-	// as a StreamError (the form Chat Completions and many proxies use).
-	var streamErr *ssestream.StreamError
-	if errors.As(err, &streamErr) {
-		return fromErrorChunk(streamErr)
 	}
 	if call.TimedOut() {
 		return call.TimeoutError()
@@ -100,33 +93,23 @@ func streamError(event, code, typ, message, raw string) *llm.Error {
 	}
 }
 
-// fromErrorChunk maps a data line whose top-level "error" is an object
-// (code, type, message) or a plain string.
-func fromErrorChunk(se *ssestream.StreamError) *llm.Error {
-	var chunk struct {
-		Error json.RawMessage `json:"error"`
-	}
+// fromErrorChunk maps a data line whose top-level "error" member (errJSON)
+// is an object (code, type, message) or a plain string: the form Chat
+// Completions and many proxies use.
+func fromErrorChunk(ev wire.Event, errJSON json.RawMessage) *llm.Error {
 	var e struct {
 		Code    json.RawMessage `json:"code"` // a string, or a number on some proxies
 		Type    string          `json:"type"`
 		Message string          `json:"message"`
 	}
-	if json.Unmarshal(se.Event.Data, &chunk) == nil {
-		if json.Unmarshal(chunk.Error, &e) != nil {
-			_ = json.Unmarshal(chunk.Error, &e.Message)
-		}
+	if json.Unmarshal(errJSON, &e) != nil {
+		_ = json.Unmarshal(errJSON, &e.Message)
 	}
 	code := strings.Trim(string(e.Code), `"`)
 	if code == "null" {
 		code = ""
 	}
-	event := se.Event.Type
-	if event == "" {
-		event = "error chunk"
-	}
-	out := streamError(event, code, e.Type, e.Message, strings.TrimSpace(string(se.Event.Data)))
-	out.Err = fmt.Errorf("%w: %w", out.Err, se)
-	return out
+	return streamError(cmp.Or(ev.Type, "error chunk"), code, e.Type, e.Message, strings.TrimSpace(string(ev.Data)))
 }
 
 // errorKind classifies an error by its code, then its type, then the HTTP

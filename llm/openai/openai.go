@@ -29,7 +29,6 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/internal/wire"
@@ -72,14 +71,13 @@ func OptionsFromEnv() Options {
 
 // Client streams Responses API calls. It is safe for concurrent use.
 type Client struct {
-	responses responses.ResponseService
-	models    sdk.ModelService
-	baseURL   *url.URL
-	ep        wire.Endpoint
+	models  sdk.ModelService
+	baseURL *url.URL
+	ep      wire.Endpoint
 	// cache keeps the encoding of the latest request's messages; nil
 	// encodes every message on every call.
 	cache *wire.Cache[struct{}]
-	// sdk posts the bodies built from the cache (see newStreaming).
+	// sdk sends the requests (see send).
 	sdk sdk.Client
 }
 
@@ -116,7 +114,6 @@ func New(opts Options) *Client {
 	if opts.APIKey != "" {
 		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
 	}
-	c.responses = responses.NewResponseService(sdkOpts...)
 	// Only Client.Post is used, which relies on nothing but Options.
 	c.sdk = sdk.Client{Options: sdkOpts}
 	c.models = sdk.NewModelService(sdkOpts...)
@@ -140,18 +137,25 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, err)
 			return
 		}
-		// NewStreaming returns once the response headers arrived; the body
-		// is read lazily by Next. (The SDK's own WithRequestTimeout would
-		// also cut the body.)
-		stream := c.newStreaming(call.Context(), params, body)
+		// The call returns once the response headers arrived; the body is
+		// read lazily. (The SDK's own WithRequestTimeout would also cut the
+		// body.)
+		res, err := c.send(call.Context(), params, body)
 		call.Responded()
-		defer stream.Close()
-
-		var n normalizer
-		if wire.Pump(call, stream, n.handle, yield) {
+		if res != nil && res.Body != nil {
+			defer res.Body.Close()
+		}
+		if err != nil {
+			yield(nil, classify(call, err, false))
 			return
 		}
-		if err := stream.Err(); err != nil {
+
+		src := wire.NewSSE(res.Body)
+		var n normalizer
+		if wire.Pump(call, src, n.handle, yield) {
+			return
+		}
+		if err := src.Err(); err != nil {
 			yield(nil, classify(call, err, n.started))
 			return
 		}

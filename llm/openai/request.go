@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -198,16 +198,19 @@ func (codec) Encode(i int, m *llm.Message, _ struct{}) ([]byte, struct{}, error)
 	return enc, struct{}{}, nil
 }
 
-// newStreaming starts the call. A body from prepare is posted as it is:
-// NewStreaming would take it too (option.WithRequestBody), but would then
-// scan and copy all of it once more to add "stream":true.
-func (c *Client) newStreaming(ctx context.Context, p responses.ResponseNewParams, body []byte) *ssestream.Stream[responses.ResponseStreamEventUnion] {
-	if body == nil {
-		return c.responses.NewStreaming(ctx, p)
-	}
+// send starts the call and returns the response, whose body is the event
+// stream. A body from prepare is posted as it is: NewStreaming would take it
+// too (option.WithRequestBody), but would then scan and copy all of it once
+// more to add "stream":true.
+func (c *Client) send(ctx context.Context, p responses.ResponseNewParams, body []byte) (*http.Response, error) {
 	var raw *http.Response
+	if body == nil {
+		// What NewStreaming sends.
+		err := c.sdk.Post(ctx, "responses", p, &raw, option.WithJSONSet("stream", true))
+		return raw, err
+	}
 	err := c.sdk.Post(ctx, "responses", body, &raw)
-	return ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(raw), err)
+	return raw, err
 }
 
 // appendBlocks appends the items of one message. Consecutive user text and
