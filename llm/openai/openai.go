@@ -132,7 +132,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			return
 		}
 		defer call.End()
-		params, body, err := c.prepare(req)
+		body, err := c.requestBody(req)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -140,7 +140,8 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 		// The call returns once the response headers arrived; the body is
 		// read lazily. (The SDK's own WithRequestTimeout would also cut the
 		// body.)
-		res, err := c.send(call.Context(), params, body)
+		var res *http.Response
+		err = c.sdk.Post(call.Context(), "responses", body, &res)
 		call.Responded()
 		if res != nil && res.Body != nil {
 			defer res.Body.Close()

@@ -19,13 +19,13 @@ const maxModelsBody = 64 << 20
 // this family uses for the context length.
 type modelEntry struct {
 	ID               string     `json:"id"`
-	ContextLength    tokenCount `json:"context_length"`     // OpenRouter, Together, LM Studio-style
-	MaxContextLength tokenCount `json:"max_context_length"` // LM Studio
-	MaxModelLen      tokenCount `json:"max_model_len"`      // vLLM
-	ContextWindow    tokenCount `json:"context_window"`     // Groq
+	ContextLength    wire.Count `json:"context_length"`     // OpenRouter, Together, LM Studio-style
+	MaxContextLength wire.Count `json:"max_context_length"` // LM Studio
+	MaxModelLen      wire.Count `json:"max_model_len"`      // vLLM
+	ContextWindow    wire.Count `json:"context_window"`     // Groq
 	Meta             *struct {
-		NCtx      tokenCount `json:"n_ctx"`
-		NCtxTrain tokenCount `json:"n_ctx_train"`
+		NCtx      wire.Count `json:"n_ctx"`
+		NCtxTrain wire.Count `json:"n_ctx_train"`
 	} `json:"meta"` // llama.cpp
 }
 
@@ -34,7 +34,7 @@ type modelEntry struct {
 // with) comes before n_ctx_train (what the model was trained for): the
 // server rejects prompts beyond n_ctx whatever the model could do.
 func (m *modelEntry) window() int {
-	for _, v := range []tokenCount{m.ContextLength, m.MaxContextLength, m.MaxModelLen, m.ContextWindow} {
+	for _, v := range []wire.Count{m.ContextLength, m.MaxContextLength, m.MaxModelLen, m.ContextWindow} {
 		if v > 0 {
 			return int(v)
 		}

@@ -1,7 +1,6 @@
 package openaichat
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -97,7 +96,7 @@ func buildBody(req *llm.Request, openAI bool) ([]byte, error) {
 	if r.Messages, err = messages(req); err != nil {
 		return nil, err
 	}
-	return encodeJSON(nil, &r)
+	return wire.AppendJSON(nil, &r)
 }
 
 // envelope translates everything of req but its messages.
@@ -139,36 +138,6 @@ func envelope(req *llm.Request, openAI bool) (chatRequest, error) {
 		}
 	}
 	return r, nil
-}
-
-// encodeJSON appends the encoding of v to dst, without the newline
-// json.Encoder ends it with.
-func encodeJSON(dst []byte, v any) ([]byte, error) {
-	buf := bytes.NewBuffer(dst)
-	enc := json.NewEncoder(buf)
-	// Prompts are full of <, > and &; escaping them would only inflate the
-	// body.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, &llm.Error{Kind: llm.ErrInvalid, Message: "encoding request: " + err.Error(), Err: err}
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// encodeMessages appends msgs to dst as the elements of a JSON array,
-// comma-separated, each exactly as encodeJSON writes it inside a
-// []chatMessage.
-func encodeMessages(dst []byte, msgs []chatMessage) ([]byte, error) {
-	for i := range msgs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		var err error
-		if dst, err = encodeJSON(dst, &msgs[i]); err != nil {
-			return nil, err
-		}
-	}
-	return dst, nil
 }
 
 // messages translates the system prompt and the conversation.
@@ -359,17 +328,17 @@ func (c *Client) requestBody(req *llm.Request) ([]byte, error) {
 	// which message is last.
 	var head, tail []byte
 	if req.System != "" {
-		if head, err = encodeMessages(nil, []chatMessage{{Role: "system", Content: req.System}}); err != nil {
+		if head, err = wire.AppendElements(nil, []chatMessage{{Role: "system", Content: req.System}}); err != nil {
 			return nil, err
 		}
 	}
 	if n := len(enc.Entries); n > 0 {
-		if tail, err = encodeMessages(nil, appendMissing(nil, enc.Entries[n-1].Key.out)); err != nil {
+		if tail, err = wire.AppendElements(nil, appendMissing(nil, enc.Entries[n-1].Key.out)); err != nil {
 			return nil, err
 		}
 	}
 	r.Messages = []chatMessage{{Role: spliceRole}}
-	env, err := encodeJSON(nil, &r)
+	env, err := wire.AppendJSON(nil, &r)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +387,7 @@ func (codec) Encode(i int, m *llm.Message, k pending) ([]byte, pending, error) {
 	if err != nil {
 		return nil, k, err
 	}
-	enc, err := encodeMessages(nil, chat)
+	enc, err := wire.AppendElements(nil, chat)
 	if err != nil {
 		return nil, k, err
 	}
