@@ -4,18 +4,15 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"time"
-
-	sdk "github.com/openai/openai-go/v3"
 
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/internal/wire"
 )
 
-// classify turns a failure of the SDK call or stream into what the caller
+// classify turns a failure of the call or its stream into what the caller
 // sees: the cancellation of the caller's context as itself (wrapped, so
 // errors.Is finds context.Canceled), everything else as an *llm.Error.
 // started says whether any event had arrived.
@@ -23,10 +20,10 @@ func classify(call *wire.Call, err error, started bool) error {
 	if err := call.Canceled(); err != nil {
 		return err
 	}
-	// An API error is the real outcome even if the timeout fired meanwhile.
-	var apiErr *sdk.Error
-	if errors.As(err, &apiErr) {
-		return fromAPIError(apiErr)
+	// An HTTP error is the real outcome even if the timeout fired meanwhile.
+	var se *wire.StatusError
+	if errors.As(err, &se) {
+		return fromHTTPError(se)
 	}
 	if call.TimedOut() {
 		return call.TimeoutError()
@@ -34,33 +31,48 @@ func classify(call *wire.Call, err error, started bool) error {
 	return wire.Transport(err, started)
 }
 
-// fromAPIError maps an HTTP error response. The error code and type in the
-// body are the better signal (a 429 is a rate limit, unless its code says
-// the quota is spent, which no retry fixes); the status is the fallback for
-// bodies without them (proxies, gateways).
-func fromAPIError(e *sdk.Error) *llm.Error {
-	body := e.RawJSON()
-	if body == "" && e.Response != nil && e.Response.Body != nil {
-		// Not the API's error JSON: the SDK put the raw body back for
-		// diagnostics, and a proxy's text says more than a status line.
-		b, _ := io.ReadAll(io.LimitReader(e.Response.Body, 4096))
-		body = strings.TrimSpace(string(b))
+// fromHTTPError maps an error status. The error code and type of the
+// body's {"error":{…}} are the better signal (a 429 is a rate limit, unless
+// its code says the quota is spent, which no retry fixes); the status is
+// the fallback for bodies without them (proxies, gateways), whose text then
+// is the message.
+func fromHTTPError(se *wire.StatusError) *llm.Error {
+	var top struct {
+		Error json.RawMessage `json:"error"`
 	}
+	var e struct {
+		Code    wire.Text `json:"code"` // a string, or a number on some servers
+		Type    wire.Text `json:"type"`
+		Message wire.Text `json:"message"`
+	}
+	raw := ""
+	if json.Unmarshal(se.Body, &top) == nil && len(top.Error) > 0 && string(top.Error) != "null" {
+		if json.Unmarshal(top.Error, &e) == nil {
+			raw = string(top.Error)
+		} else {
+			// {"error":"…"}, as Ollama and others send it.
+			_ = json.Unmarshal(top.Error, &e.Message)
+		}
+	}
+	if raw == "" {
+		// Not the API's error JSON: a proxy's text says more than a status
+		// line.
+		raw = strings.TrimSpace(string(se.Body[:min(len(se.Body), 4096)]))
+	}
+	code, typ, msg := string(e.Code), string(e.Type), string(e.Message)
 	out := &llm.Error{
-		Kind:       errorKind(e.Code, e.Type, e.Message, e.StatusCode),
-		StatusCode: e.StatusCode,
-		Message:    errorMessage(e.Code, e.Type, e.Message, body),
-		Err:        e,
+		Kind:       errorKind(code, typ, msg, se.StatusCode),
+		StatusCode: se.StatusCode,
+		Message:    errorMessage(code, typ, msg, raw),
+		RetryAfter: retryAfter(se.Header, se.StatusCode, time.Now()),
+		Err:        se,
 	}
 	if out.Message == "" {
-		out.Message = http.StatusText(e.StatusCode)
+		out.Message = http.StatusText(se.StatusCode)
 	}
-	if e.Response != nil {
-		if id := e.Response.Header.Get("X-Request-Id"); id != "" {
-			// Support asks for it.
-			out.Message += " (request-id " + id + ")"
-		}
-		out.RetryAfter = retryAfter(e.Response.Header, e.StatusCode, time.Now())
+	if id := se.Header.Get("X-Request-Id"); id != "" {
+		// Support asks for it.
+		out.Message += " (request-id " + id + ")"
 	}
 	return out
 }

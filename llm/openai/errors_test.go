@@ -103,6 +103,12 @@ func TestErrors(t *testing.T) {
 			Want:    llmtest.WantError{Kind: llm.ErrInvalid, StatusCode: 400, Message: "context_length_exceeded: Your input exceeds the context window"},
 		},
 		{
+			// Ollama's shape: the SDK took it for a malformed stream.
+			Name:    "400 with the error as a string",
+			Handler: errorHandler(400, nil, `{"error":"model \"llama9\" not found"}`),
+			Want:    llmtest.WantError{Kind: llm.ErrInvalid, StatusCode: 400, Message: `model "llama9" not found`},
+		},
+		{
 			Name:    "404 unknown model",
 			Handler: errorHandler(404, nil, apiErrorBody("invalid_request_error", "model_not_found", "The model `gpt-9` does not exist")),
 			Want:    llmtest.WantError{Kind: llm.ErrInvalid, StatusCode: 404, Message: "does not exist"},

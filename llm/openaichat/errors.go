@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,16 +25,17 @@ var (
 
 // classify turns a failed request or stream read into what the caller sees:
 // the cancellation of the caller's context as itself (wrapped, so errors.Is
-// finds context.Canceled), everything else as an *llm.Error. res is the
-// response when the server answered with an error status; started says
-// whether any chunk had arrived.
-func classify(call *wire.Call, err error, res *http.Response, started bool) error {
+// finds context.Canceled), everything else as an *llm.Error; an error
+// status is a *wire.StatusError. started says whether any chunk had
+// arrived.
+func classify(call *wire.Call, err error, started bool) error {
 	if err := call.Canceled(); err != nil {
 		return err
 	}
 	// An HTTP error is the real outcome even if the timeout fired meanwhile.
-	if res != nil && res.StatusCode >= 400 {
-		return fromHTTPError(res, err)
+	var se *wire.StatusError
+	if errors.As(err, &se) {
+		return fromHTTPError(se)
 	}
 	if call.TimedOut() {
 		return call.TimeoutError()
@@ -43,22 +43,17 @@ func classify(call *wire.Call, err error, res *http.Response, started bool) erro
 	return wire.Transport(err, started)
 }
 
-// fromHTTPError maps an error status. The SDK has already buffered the body
-// into res; it is parsed here rather than taken from the SDK's error because
-// the SDK only understands OpenAI's {"error":{…}} shape (and returns a bare
-// decoding error, status lost, for the others compatible servers send).
-func fromHTTPError(res *http.Response, sdkErr error) *llm.Error {
-	var body []byte
-	if res.Body != nil {
-		body, _ = io.ReadAll(io.LimitReader(res.Body, maxJSONBody))
-	}
-	e, _ := parseErrorBody(body)
+// fromHTTPError maps an error status. Its body is parsed here in every
+// dialect compatible servers send (see parseErrorBody), not only OpenAI's
+// {"error":{…}}.
+func fromHTTPError(se *wire.StatusError) *llm.Error {
+	e, _ := parseErrorBody(se.Body)
 	return &llm.Error{
-		Kind:       httpKind(res.StatusCode, e),
-		StatusCode: res.StatusCode,
-		Message:    e.text(body, res.StatusCode, requestID(res.Header)),
-		RetryAfter: retryAfter(res.Header, time.Now()),
-		Err:        fmt.Errorf("HTTP %d: %w", res.StatusCode, sdkErr),
+		Kind:       httpKind(se.StatusCode, e),
+		StatusCode: se.StatusCode,
+		Message:    e.text(se.Body, se.StatusCode, requestID(se.Header)),
+		RetryAfter: retryAfter(se.Header, time.Now()),
+		Err:        se,
 	}
 }
 

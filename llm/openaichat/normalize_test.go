@@ -170,10 +170,10 @@ func TestNormalize(t *testing.T) {
 			want: "text[0] x1 \"ok\"\nend stop=end_turn model=m-1 usage=in:10 out:3 cache_read:80 cache_write:0\n",
 		},
 		{
-			name: "counts sent as floats or junk",
+			name: "counts sent as floats, strings or junk",
 			chunks: []string{
-				ck(`"content":"ok"`, "stop", `"usage":{"prompt_tokens":12.0,"completion_tokens":"3","prompt_tokens_details":{"cached_tokens":null}}`), done},
-			want: "text[0] x1 \"ok\"\nend stop=end_turn model=m-1 usage=in:12 out:0 cache_read:0 cache_write:0\n",
+				ck(`"content":"ok"`, "stop", `"usage":{"prompt_tokens":12.0,"completion_tokens":"3","prompt_tokens_details":{"cached_tokens":"lots","cache_write_tokens":null}}`), done},
+			want: "text[0] x1 \"ok\"\nend stop=end_turn model=m-1 usage=in:12 out:3 cache_read:0 cache_write:0\n",
 		},
 		{
 			name: "reasoning field (OpenRouter, vLLM) and reasoning_details alone",

@@ -3,13 +3,13 @@
 // Ollama, llama.cpp server, LM Studio, Together, OpenRouter, Groq, xAI, Z.ai,
 // Kimi endpoints, Azure OpenAI…
 //
-// HTTP, authentication and Server-Sent-Events framing go through the official
-// SDK (github.com/openai/openai-go/v3); the chunks themselves are decoded here,
-// from the raw event data, because compatible servers add fields the SDK types
+// Requests are built and chunks decoded here, from the raw JSON, rather than
+// with the official SDK's types: compatible servers add fields those types
 // only expose as opaque extras (reasoning_content, reasoning,
-// reasoning_details, cache_write_tokens) and because the SDK's accumulator gets
+// reasoning_details, cache_write_tokens), and the SDK's accumulator gets
 // usage and chunk ids wrong for several of them (it sums repeated usage
-// objects and drops chunks whose id changes mid-stream). Nothing of the wire
+// objects and drops chunks whose id changes mid-stream). HTTP and
+// server-sent events are llm/internal/wire's. Nothing of the wire
 // format leaks past this package: requests come in as llm.Request, events go
 // out as llm.StreamEvent, failures as *llm.Error.
 //
@@ -41,9 +41,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/internal/wire"
 )
@@ -73,8 +70,8 @@ type Options struct {
 }
 
 // OptionsFromEnv reads OPENAI_API_KEY and OPENAI_BASE_URL. It is the only
-// place this package looks at the environment: the SDK is configured so that
-// it reads none of its own variables, so explicit Options always win.
+// place this package looks at the environment, so explicit Options always
+// win.
 func OptionsFromEnv() Options {
 	return Options{
 		APIKey:  os.Getenv("OPENAI_API_KEY"),
@@ -84,8 +81,8 @@ func OptionsFromEnv() Options {
 
 // Client streams Chat Completions calls. It is safe for concurrent use.
 type Client struct {
-	sdk openai.Client
-	ep  wire.Endpoint
+	http *wire.HTTP
+	ep   wire.Endpoint
 	// openAIHosted is set when the base URL is OpenAI's own API, whose
 	// dialect differs on max_completion_tokens and reasoning_effort.
 	openAIHosted bool
@@ -113,8 +110,6 @@ func New(opts Options) *Client {
 		base = DefaultBaseURL
 	}
 	c := &Client{ep: wire.Endpoint{Name: "openaichat", RequestTimeout: opts.RequestTimeout}, cache: &wire.Cache[pending]{}}
-	// The SDK would only report a bad URL on the first request, as an
-	// untyped error.
 	u, err := wire.ParseBaseURL(base, "OpenAI")
 	if err != nil {
 		c.ep.ConfigErr = err
@@ -122,23 +117,7 @@ func New(opts Options) *Client {
 	}
 	c.openAIHosted = strings.EqualFold(u.Hostname(), "api.openai.com")
 
-	sdkOpts := []option.RequestOption{
-		option.WithHTTPClient(hc),
-		option.WithBaseURL(base),
-		// Retries belong to the caller (llm.WithRetry), which knows
-		// whether anything was already yielded.
-		option.WithMaxRetries(0),
-	}
-	if opts.APIKey != "" {
-		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
-	}
-	// openai.NewClient starts from DefaultClientOptions, which reads
-	// OPENAI_API_KEY, OPENAI_ADMIN_KEY (sent as a bearer token when no API
-	// key is set!), OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_BASE_URL and
-	// OPENAI_CUSTOM_HEADERS, and the SDK offers no public way to turn that
-	// off. Only Client.Execute/Post/Get are used here, and they rely on
-	// nothing but Options, so the struct is built directly from ours.
-	c.sdk = openai.Client{Options: sdkOpts}
+	c.http = wire.NewHTTP(hc, u, opts.APIKey)
 	return c
 }
 
@@ -161,23 +140,18 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			yield(nil, err)
 			return
 		}
-		// With a **http.Response destination the SDK returns once the
-		// headers arrived and leaves the body to us; on an error status it
-		// still fills res (with the body buffered) before returning.
-		var res *http.Response
-		err = c.sdk.Post(call.Context(), "chat/completions", body, &res, option.WithHeader("Accept", "text/event-stream"))
+		// Do returns once the headers arrived and leaves the body to us.
+		res, err := c.http.Do(call.Context(), http.MethodPost, "chat/completions", body, "text/event-stream")
 		call.Responded()
-		if res != nil && res.Body != nil {
-			defer res.Body.Close()
-		}
 		if err != nil {
-			yield(nil, classify(call, err, res, false))
+			yield(nil, classify(call, err, false))
 			return
 		}
+		defer res.Body.Close()
 		if err := call.Context().Err(); err != nil {
 			// The timer fired just as the headers arrived: the body would
 			// fail on its first read anyway.
-			yield(nil, classify(call, err, nil, false))
+			yield(nil, classify(call, err, false))
 			return
 		}
 		var r io.Reader = res.Body
@@ -203,7 +177,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			return
 		}
 		if err := src.Err(); err != nil {
-			yield(nil, classify(call, err, nil, n.started))
+			yield(nil, classify(call, err, n.started))
 			return
 		}
 		if err := call.Canceled(); err != nil {

@@ -1,10 +1,14 @@
 package wire
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/novacode/nova/llm"
@@ -37,4 +41,83 @@ func ParseBaseURL(raw, what string) (*url.URL, error) {
 		return nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("invalid %s base URL %q", what, raw), Err: err}
 	}
 	return u, nil
+}
+
+// HTTP sends an endpoint's requests: JSON bodies to a path under its base
+// URL, with its API key as a bearer token. It reads nothing from the
+// environment and never retries (llm.WithRetry decides that, knowing
+// whether anything was yielded).
+type HTTP struct {
+	client *http.Client
+	base   *url.URL
+	apiKey string
+}
+
+// UserAgent names this program to the servers.
+const UserAgent = "NovaCode"
+
+// maxErrorBody caps how much of an error response is read.
+const maxErrorBody = 1 << 20
+
+// NewHTTP returns an HTTP for base (see ParseBaseURL), whose path the
+// request paths are relative to ("https://host/v1" + "responses" is
+// "https://host/v1/responses"; a query of base is not kept). An empty
+// apiKey sends no credential, which suits a local server or a proxy that
+// adds its own.
+func NewHTTP(hc *http.Client, base *url.URL, apiKey string) *HTTP {
+	b := *base
+	if b.Path != "" && !strings.HasSuffix(b.Path, "/") {
+		b.Path += "/"
+	}
+	return &HTTP{client: hc, base: &b, apiKey: apiKey}
+}
+
+// StatusError is an error status and the start of the body that came with
+// it, for the adapter to make sense of (what an error body says differs by
+// protocol).
+type StatusError struct {
+	StatusCode int
+	Header     http.Header
+	Body       []byte
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+}
+
+// Do sends a request, with body as JSON if it is not nil, and returns the
+// response once its headers arrived; the caller reads and closes its body.
+// An error status is returned as a *StatusError instead, its body read (up
+// to a megabyte) and closed. accept is the Accept header.
+func (h *HTTP) Do(ctx context.Context, method, path string, body []byte, accept string) (*http.Response, error) {
+	u, err := h.base.Parse(path)
+	if err != nil {
+		return nil, err
+	}
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), r)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", accept)
+	req.Header.Set("User-Agent", UserAgent)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if h.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+h.apiKey)
+	}
+	res, err := h.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode >= 400 {
+		defer res.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+		return nil, &StatusError{StatusCode: res.StatusCode, Header: res.Header, Body: b}
+	}
+	return res, nil
 }

@@ -41,12 +41,15 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Count is a token count. Some servers send counts as floats (12.0);
-// anything that is not a number reads as 0 rather than failing the stream
-// over an accounting field.
+// Count is a token count. Some servers send counts as floats (12.0) or as
+// strings ("12"); anything that is not a number reads as 0 rather than
+// failing the stream over an accounting field.
 type Count int64
 
 func (c *Count) UnmarshalJSON(b []byte) error {
+	if len(b) > 1 && b[0] == '"' && b[len(b)-1] == '"' {
+		b = b[1 : len(b)-1]
+	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || f < 0 || math.IsNaN(f) || f > math.MaxInt64/2 {
 		*c = 0
