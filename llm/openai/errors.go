@@ -3,7 +3,6 @@ package openai
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -11,25 +10,6 @@ import (
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/internal/wire"
 )
-
-// classify turns a failure of the call or its stream into what the caller
-// sees: the cancellation of the caller's context as itself (wrapped, so
-// errors.Is finds context.Canceled), everything else as an *llm.Error.
-// started says whether any event had arrived.
-func classify(call *wire.Call, err error, started bool) error {
-	if err := call.Canceled(); err != nil {
-		return err
-	}
-	// An HTTP error is the real outcome even if the timeout fired meanwhile.
-	var se *wire.StatusError
-	if errors.As(err, &se) {
-		return fromHTTPError(se)
-	}
-	if call.TimedOut() {
-		return call.TimeoutError()
-	}
-	return wire.Transport(err, started)
-}
 
 // fromHTTPError maps an error status. The error code and type of the
 // body's {"error":{…}} are the better signal (a 429 is a rate limit, unless

@@ -21,12 +21,11 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"net/http"
-	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/novacode/nova/llm"
@@ -70,9 +69,7 @@ func OptionsFromEnv() Options {
 
 // Client streams Responses API calls. It is safe for concurrent use.
 type Client struct {
-	http    *wire.HTTP
-	baseURL *url.URL
-	ep      wire.Endpoint
+	ep wire.Endpoint
 	// cache keeps the encoding of the latest request's messages; nil
 	// encodes every message on every call.
 	cache *wire.Cache[struct{}]
@@ -82,20 +79,8 @@ var _ llm.Client = (*Client)(nil)
 
 // New returns a Client for opts.
 func New(opts Options) *Client {
-	c := &Client{ep: wire.Endpoint{Name: "openai", RequestTimeout: opts.RequestTimeout}, cache: &wire.Cache[struct{}]{}}
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	c.baseURL, c.ep.ConfigErr = wire.ParseBaseURL(base, "OpenAI")
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = wire.DefaultHTTPClient()
-	}
-	if c.ep.ConfigErr == nil {
-		c.http = wire.NewHTTP(hc, c.baseURL, opts.APIKey)
-	}
-	return c
+	opts.BaseURL = cmp.Or(opts.BaseURL, DefaultBaseURL)
+	return &Client{ep: wire.NewEndpoint("openai", "OpenAI", wire.Options(opts)), cache: &wire.Cache[struct{}]{}}
 }
 
 // Stream sends req and yields its normalized events. See llm.Client for the
@@ -117,10 +102,10 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 		}
 		// Do returns once the response headers arrived; the body is read
 		// lazily.
-		res, err := c.http.Do(call.Context(), http.MethodPost, "responses", body, "text/event-stream")
+		res, err := c.ep.HTTP.Do(call.Context(), http.MethodPost, "responses", body, "text/event-stream")
 		call.Responded()
 		if err != nil {
-			yield(nil, classify(call, err, false))
+			yield(nil, call.Classify(err, false, fromHTTPError))
 			return
 		}
 		defer res.Body.Close()
@@ -131,7 +116,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			return
 		}
 		if err := src.Err(); err != nil {
-			yield(nil, classify(call, err, n.started))
+			yield(nil, call.Classify(err, n.started, fromHTTPError))
 			return
 		}
 		yield(nil, wire.Unfinished("response.completed"))
@@ -152,7 +137,7 @@ func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
 	if c.ep.ConfigErr != nil {
 		return 0, c.ep.ConfigErr
 	}
-	if strings.EqualFold(c.baseURL.Hostname(), "api.openai.com") {
+	if c.ep.HTTP.Host("api.openai.com") {
 		return 0, nil
 	}
 	call, err := wire.Start(ctx, c.ep.Name, c.ep.RequestTimeout)
@@ -160,9 +145,9 @@ func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
 		return 0, err
 	}
 	defer call.End()
-	w, err := c.http.ListedWindow(call.Context(), model)
+	w, err := c.ep.HTTP.ListedWindow(call.Context(), model)
 	if err != nil {
-		return 0, classify(call, err, false)
+		return 0, call.Classify(err, false, fromHTTPError)
 	}
 	return w, nil
 }

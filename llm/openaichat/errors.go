@@ -23,26 +23,6 @@ var (
 	errStreamError = errors.New("openaichat: provider error in the response")
 )
 
-// classify turns a failed request or stream read into what the caller sees:
-// the cancellation of the caller's context as itself (wrapped, so errors.Is
-// finds context.Canceled), everything else as an *llm.Error; an error
-// status is a *wire.StatusError. started says whether any chunk had
-// arrived.
-func classify(call *wire.Call, err error, started bool) error {
-	if err := call.Canceled(); err != nil {
-		return err
-	}
-	// An HTTP error is the real outcome even if the timeout fired meanwhile.
-	var se *wire.StatusError
-	if errors.As(err, &se) {
-		return fromHTTPError(se)
-	}
-	if call.TimedOut() {
-		return call.TimeoutError()
-	}
-	return wire.Transport(err, started)
-}
-
 // fromHTTPError maps an error status. Its body is parsed here in every
 // dialect compatible servers send (see parseErrorBody), not only OpenAI's
 // {"error":{…}}.

@@ -28,9 +28,9 @@ func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
 		return 0, err
 	}
 	defer call.End()
-	w, err = c.http.ListedWindow(call.Context(), model)
+	w, err = c.ep.HTTP.ListedWindow(call.Context(), model)
 	if err != nil {
-		return 0, classify(call, err, false)
+		return 0, call.Classify(err, false, fromHTTPError)
 	}
 	return c.remember(model, w), nil
 }

@@ -29,6 +29,7 @@ package openaichat
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -81,8 +82,7 @@ func OptionsFromEnv() Options {
 
 // Client streams Chat Completions calls. It is safe for concurrent use.
 type Client struct {
-	http *wire.HTTP
-	ep   wire.Endpoint
+	ep wire.Endpoint
 	// openAIHosted is set when the base URL is OpenAI's own API, whose
 	// dialect differs on max_completion_tokens and reasoning_effort.
 	openAIHosted bool
@@ -101,23 +101,9 @@ var _ llm.Client = (*Client)(nil)
 
 // New returns a Client for opts.
 func New(opts Options) *Client {
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = wire.DefaultHTTPClient()
-	}
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	c := &Client{ep: wire.Endpoint{Name: "openaichat", RequestTimeout: opts.RequestTimeout}, cache: &wire.Cache[pending]{}}
-	u, err := wire.ParseBaseURL(base, "OpenAI")
-	if err != nil {
-		c.ep.ConfigErr = err
-		return c
-	}
-	c.openAIHosted = strings.EqualFold(u.Hostname(), "api.openai.com")
-
-	c.http = wire.NewHTTP(hc, u, opts.APIKey)
+	opts.BaseURL = cmp.Or(opts.BaseURL, DefaultBaseURL)
+	c := &Client{ep: wire.NewEndpoint("openaichat", "OpenAI", wire.Options(opts)), cache: &wire.Cache[pending]{}}
+	c.openAIHosted = c.ep.HTTP != nil && c.ep.HTTP.Host("api.openai.com")
 	return c
 }
 
@@ -141,17 +127,17 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			return
 		}
 		// Do returns once the headers arrived and leaves the body to us.
-		res, err := c.http.Do(call.Context(), http.MethodPost, "chat/completions", body, "text/event-stream")
+		res, err := c.ep.HTTP.Do(call.Context(), http.MethodPost, "chat/completions", body, "text/event-stream")
 		call.Responded()
 		if err != nil {
-			yield(nil, classify(call, err, false))
+			yield(nil, call.Classify(err, false, fromHTTPError))
 			return
 		}
 		defer res.Body.Close()
 		if err := call.Context().Err(); err != nil {
 			// The timer fired just as the headers arrived: the body would
 			// fail on its first read anyway.
-			yield(nil, classify(call, err, false))
+			yield(nil, call.Classify(err, false, fromHTTPError))
 			return
 		}
 		var r io.Reader = res.Body
@@ -177,7 +163,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			return
 		}
 		if err := src.Err(); err != nil {
-			yield(nil, classify(call, err, n.started))
+			yield(nil, call.Classify(err, n.started, fromHTTPError))
 			return
 		}
 		if err := call.Canceled(); err != nil {

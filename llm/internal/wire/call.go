@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/novacode/nova/llm"
@@ -16,11 +17,41 @@ var ErrRequestTimeout = errors.New("no response within the request timeout")
 
 // Endpoint is what an adapter's calls share: its name (for error messages),
 // its request timeout and a problem with its options found when the client
-// was made, which every call then reports instead of sending anything.
+// was made, which every call then reports instead of sending anything; and,
+// for an adapter that sends its own requests, how (HTTP, nil with a
+// ConfigErr).
 type Endpoint struct {
 	Name           string
 	RequestTimeout time.Duration
 	ConfigErr      error
+	HTTP           *HTTP
+}
+
+// Options are the options of an adapter that sends its own requests; the
+// adapter's public Options convert to them.
+type Options struct {
+	APIKey         string
+	BaseURL        string
+	HTTPClient     *http.Client
+	RequestTimeout time.Duration
+}
+
+// NewEndpoint returns the endpoint of such an adapter: o.BaseURL (which
+// must be set; what names it in an error) checked at once, o.HTTPClient
+// DefaultHTTPClient when nil.
+func NewEndpoint(name, what string, o Options) Endpoint {
+	e := Endpoint{Name: name, RequestTimeout: o.RequestTimeout}
+	base, err := ParseBaseURL(o.BaseURL, what)
+	if err != nil {
+		e.ConfigErr = err
+		return e
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = DefaultHTTPClient()
+	}
+	e.HTTP = NewHTTP(hc, base, o.APIKey)
+	return e
 }
 
 // Begin starts a call of req. It fails, before anything is sent, with the
@@ -117,6 +148,28 @@ func (c *Call) TimeoutError() *llm.Error {
 // TimeoutCause is what an error about the expired request timeout wraps.
 func (c *Call) TimeoutCause() error {
 	return fmt.Errorf("%s: %w (%v)", c.Name, ErrRequestTimeout, c.Timeout)
+}
+
+// Classify turns a failure of the call or of its stream into what the
+// caller sees: the caller's cancellation as itself (wrapped, so errors.Is
+// finds context.Canceled), an error status as fromStatus makes it (what an
+// error body says depends on the protocol), the request timeout, and
+// anything else as a transport failure (Transport). started says whether
+// any event had arrived.
+func (c *Call) Classify(err error, started bool, fromStatus func(*StatusError) *llm.Error) error {
+	if err := c.Canceled(); err != nil {
+		return err
+	}
+	// An error status is the real outcome even if the timeout fired
+	// meanwhile.
+	var se *StatusError
+	if errors.As(err, &se) {
+		return fromStatus(se)
+	}
+	if c.TimedOut() {
+		return c.TimeoutError()
+	}
+	return Transport(err, started)
 }
 
 // Source is a response body read as a sequence of events of type E.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/novacode/nova/llm"
 )
@@ -94,5 +95,66 @@ func TestPump(t *testing.T) {
 				t.Errorf("Pump = %v, consumer saw %q; want %v, %q", over, got, tt.over, tt.got)
 			}
 		})
+	}
+}
+
+func TestClassify(t *testing.T) {
+	fromStatus := func(se *StatusError) *llm.Error {
+		return &llm.Error{Kind: StatusKind(se.StatusCode), StatusCode: se.StatusCode, Err: se}
+	}
+	status := &StatusError{StatusCode: 429}
+	tests := []struct {
+		name     string
+		cancel   bool // the caller's context ends
+		timedOut bool // the request timeout fired
+		err      error
+		want     func(error) bool
+	}{
+		{"cancelled wins over a status", true, false, status, func(err error) bool { return errors.Is(err, context.Canceled) }},
+		{"a status wins over the timeout", false, true, status, func(err error) bool {
+			var le *llm.Error
+			return errors.As(err, &le) && le.Kind == llm.ErrRateLimit && le.StatusCode == 429
+		}},
+		{"timeout", false, true, context.Canceled, func(err error) bool {
+			var le *llm.Error
+			return errors.As(err, &le) && le.Kind == llm.ErrTimeout && !errors.Is(err, context.Canceled)
+		}},
+		{"transport", false, false, errors.New("reset"), func(err error) bool {
+			var le *llm.Error
+			return errors.As(err, &le) && le.Kind == llm.ErrBrokenStream
+		}},
+	}
+	for _, tt := range tests {
+		ctx, cancel := context.WithCancel(context.Background())
+		timeout := time.Duration(0)
+		if tt.timedOut {
+			timeout = time.Nanosecond
+		}
+		c, err := Start(ctx, "x", timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.timedOut {
+			<-c.Context().Done()
+		}
+		if tt.cancel {
+			cancel()
+		}
+		if got := c.Classify(tt.err, false, fromStatus); !tt.want(got) {
+			t.Errorf("%s: %v", tt.name, got)
+		}
+		c.End()
+		cancel()
+	}
+}
+
+func TestNewEndpoint(t *testing.T) {
+	e := NewEndpoint("x", "Test", Options{BaseURL: "https://API.example.com/v1"})
+	if e.ConfigErr != nil || e.HTTP == nil || !e.HTTP.Host("api.example.com") || e.HTTP.Host("example.com") {
+		t.Errorf("valid base: %+v", e)
+	}
+	e = NewEndpoint("x", "Test", Options{BaseURL: "example.com"})
+	if e.ConfigErr == nil || e.HTTP != nil {
+		t.Errorf("invalid base: %+v", e)
 	}
 }

@@ -121,3 +121,9 @@ func (h *HTTP) Do(ctx context.Context, method, path string, body []byte, accept 
 	}
 	return res, nil
 }
+
+// Host reports whether the endpoint is at host (case-insensitively): some
+// adapters speak a dialect for their provider's own API.
+func (h *HTTP) Host(host string) bool {
+	return strings.EqualFold(h.base.Hostname(), host)
+}
