@@ -37,16 +37,12 @@ func newTestClient(t testing.TB, baseURL string, opts Options) *Client {
 	return New(opts)
 }
 
-var simpleRequest = &llm.Request{
-	Model: "claude-sonnet-4-20250514", MaxTokens: 100,
-	Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "hi"}}}},
-}
+var simpleRequest = llmtest.Hi("claude-sonnet-4-20250514")
 
 // adapter is this package as the shared conformance suite sees it: only
 // what the Messages protocol does its own way.
 var adapter = llmtest.Adapter{
 	Recordings: []string{"../testdata/providers/anthropic"},
-	Goldens:    "testdata/golden",
 	New: func(t testing.TB, baseURL string, timeout time.Duration) llm.Client {
 		return newTestClient(t, baseURL, Options{RequestTimeout: timeout})
 	},

@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/llm"
 )
@@ -33,8 +34,8 @@ type Adapter struct {
 	// RequestFromRecording).
 	Recordings []string
 	// Goldens is the directory of the golden renderings, one per stream
-	// ("testdata/golden"); Update rewrites them (the adapter's -update
-	// flag).
+	// ("testdata/golden" when empty); Update rewrites them (the adapter's
+	// -update flag).
 	Goldens string
 	Update  bool
 
@@ -127,6 +128,15 @@ func Conformance(t *testing.T, a Adapter) {
 	})
 }
 
+// Hi returns a request that only says "hi" to model: for tests about
+// anything but the request.
+func Hi(model string) *llm.Request {
+	return &llm.Request{
+		Model: model, MaxTokens: 100,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "hi"}}}},
+	}
+}
+
 // Render writes events as the adapter's golden files show them.
 func (a Adapter) Render(events []llm.StreamEvent) string {
 	g := &Golden{Thinking: a.Thinking, ToolDeltaID: a.ToolDeltaID}
@@ -216,7 +226,7 @@ func (a Adapter) eachStream(t *testing.T, check func(t *testing.T, name string, 
 func (a Adapter) replay(t *testing.T) {
 	a.eachStream(t, func(t *testing.T, name string, body []byte, c llm.Client, events []llm.StreamEvent) {
 		got := a.Render(events)
-		golden := filepath.Join(a.Goldens, name+".golden")
+		golden := filepath.Join(cmp.Or(a.Goldens, filepath.Join("testdata", "golden")), name+".golden")
 		if a.Update {
 			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 				t.Fatal(err)
@@ -229,7 +239,7 @@ func (a Adapter) replay(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v (run with -update to create it)", err)
 		}
-		if diff := cmp.Diff(string(want), got); diff != "" {
+		if diff := gocmp.Diff(string(want), got); diff != "" {
 			t.Errorf("events differ from %s (-want +got):\n%s", golden, diff)
 		}
 
@@ -319,7 +329,7 @@ func (a Adapter) requests(t *testing.T) {
 				_, sent := a.Send(t, a.RequestFromRecording(t, recorded), a.Cache.Response)
 				got, want := decodeObject(t, sent), decodeObject(t, recorded)
 				a.Deliberate(t, got, want)
-				if diff := cmp.Diff(want, got); diff != "" {
+				if diff := gocmp.Diff(want, got); diff != "" {
 					t.Errorf("request body differs from the recording (-want +got):\n%s", diff)
 				}
 			})
@@ -417,7 +427,7 @@ func (a Adapter) contract(t *testing.T) {
 			}
 			// Kinds, not values: ids an adapter makes up for calls that
 			// came without one differ from call to call.
-			if diff := cmp.Diff(kinds(all[:k]), kinds(got)); diff != "" {
+			if diff := gocmp.Diff(kinds(all[:k]), kinds(got)); diff != "" {
 				t.Fatalf("stop after %d (-want +got):\n%s", k, diff)
 			}
 		}

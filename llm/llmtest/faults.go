@@ -37,10 +37,7 @@ type StreamFaults struct {
 	Truncated string
 }
 
-var faultRequest = &llm.Request{
-	Model: "test-model", MaxTokens: 100,
-	Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "hi"}}}},
-}
+var faultRequest = Hi("test-model")
 
 // Run runs every case as a subtest.
 func (s StreamFaults) Run(t *testing.T) {

@@ -36,16 +36,12 @@ func newTestClient(t testing.TB, serverURL string, opts Options) *Client {
 	return New(opts)
 }
 
-var simpleRequest = &llm.Request{
-	Model: "gpt-5", MaxTokens: 1000,
-	Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "hi"}}}},
-}
+var simpleRequest = llmtest.Hi("gpt-5")
 
 // adapter is this package as the shared conformance suite sees it: only
 // what the Responses protocol does its own way.
 var adapter = llmtest.Adapter{
 	Recordings: []string{"../testdata/providers/openai-responses"},
-	Goldens:    "testdata/golden",
 	New: func(t testing.TB, serverURL string, timeout time.Duration) llm.Client {
 		return newTestClient(t, serverURL, Options{RequestTimeout: timeout})
 	},

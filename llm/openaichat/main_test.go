@@ -34,10 +34,7 @@ func newTestClient(t testing.TB, serverURL string, opts Options) *Client {
 	return New(opts)
 }
 
-var simpleRequest = &llm.Request{
-	Model: "gpt-4o", MaxTokens: 100,
-	Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "hi"}}}},
-}
+var simpleRequest = llmtest.Hi("gpt-4o")
 
 // adapter is this package as the shared conformance suite sees it: only
 // what Chat Completions does its own way.
@@ -45,7 +42,6 @@ var adapter = llmtest.Adapter{
 	// The shared corpus, then this package's own recordings of services
 	// the corpus lacks (OpenRouter, Azure; see its README).
 	Recordings: []string{"../testdata/providers/openai-chat", "testdata/recordings"},
-	Goldens:    "testdata/golden",
 	New: func(t testing.TB, serverURL string, timeout time.Duration) llm.Client {
 		return newTestClient(t, serverURL, Options{RequestTimeout: timeout})
 	},
