@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -74,35 +77,81 @@ func (f windowFunc) ContextWindow(ctx context.Context, model string) (int, error
 	return f(ctx, model)
 }
 
-func TestResolveContextWindow(t *testing.T) {
-	calls := 0
-	endpoint := windowFunc(func(ctx context.Context, model string) (int, error) {
-		calls++
+// countingEndpoint knows one model's window and counts the questions.
+func countingEndpoint(calls *int) windowFunc {
+	return func(ctx context.Context, model string) (int, error) {
+		*calls++
 		if model == "local-qwen" {
 			return 32768, nil
 		}
 		return 0, errors.New("unreachable")
-	})
+	}
+}
+
+func TestWindowResolver(t *testing.T) {
+	calls := 0
+	endpoint := countingEndpoint(&calls)
 	tests := []struct {
 		configured int
 		src        WindowSource
+		srcID      string
 		model      string
 		want       int
 		from       string
+		asks       int // the endpoint's questions so far
 	}{
-		{100_000, endpoint, "local-qwen", 100_000, WindowFromConfig},
-		{0, endpoint, "local-qwen", 32768, WindowFromEndpoint},
-		{0, endpoint, "local-qwen", 32768, WindowFromEndpoint}, // cached
-		{0, endpoint, "claude-sonnet-4-5", 200_000, WindowFromCatalog},
-		{0, nil, "mystery", DefaultModelInfo.ContextWindow, WindowFromDefault},
+		{100_000, endpoint, "a", "local-qwen", 100_000, WindowFromConfig, 0},
+		{0, endpoint, "a", "local-qwen", 32768, WindowFromEndpoint, 1},
+		{0, endpoint, "a", "local-qwen", 32768, WindowFromEndpoint, 1}, // remembered
+		{0, endpoint, "b", "local-qwen", 32768, WindowFromEndpoint, 2}, // another endpoint
+		{0, endpoint, "a", "claude-sonnet-4-5", 200_000, WindowFromCatalog, 3},
+		{0, endpoint, "a", "claude-sonnet-4-5", 200_000, WindowFromCatalog, 4}, // failures are not remembered
+		{0, nil, "a", "mystery", DefaultModelInfo.ContextWindow, WindowFromDefault, 4},
 	}
-	for _, tc := range tests {
-		got, from := ResolveContextWindow(context.Background(), tc.configured, tc.src, "test-endpoint", tc.model)
-		if got != tc.want || from != tc.from {
-			t.Errorf("%s (configured %d): %d from %s, want %d from %s", tc.model, tc.configured, got, from, tc.want, tc.from)
+	var r WindowResolver
+	for i, tc := range tests {
+		got, from := r.Resolve(context.Background(), tc.configured, tc.src, tc.srcID, tc.model)
+		if got != tc.want || from != tc.from || calls != tc.asks {
+			t.Errorf("%d: %s (configured %d, source %q): %d from %s after %d questions, want %d from %s after %d",
+				i, tc.model, tc.configured, tc.srcID, got, from, calls, tc.want, tc.from, tc.asks)
 		}
 	}
-	if calls != 2 {
-		t.Errorf("endpoint asked %d times, want 2 (one cached)", calls)
+}
+
+// TestWindowResolversAreIndependent: what one resolver learnt is not
+// another's. When the cache was a package variable, a second session (or a
+// second run of a test, with -count=2) got the first one's answer without
+// asking, and an endpoint that changed its answer was never asked again.
+func TestWindowResolversAreIndependent(t *testing.T) {
+	for i := range 2 {
+		calls := 0
+		var r WindowResolver
+		if n, _ := r.Resolve(context.Background(), 0, countingEndpoint(&calls), "same-endpoint", "local-qwen"); n != 32768 || calls != 1 {
+			t.Errorf("resolver %d: window %d after %d questions, want 32768 after 1", i, n, calls)
+		}
+	}
+}
+
+// TestWindowResolverConcurrent resolves from several goroutines at once
+// (run it with -race).
+func TestWindowResolverConcurrent(t *testing.T) {
+	var asked atomic.Int32
+	endpoint := windowFunc(func(ctx context.Context, model string) (int, error) {
+		asked.Add(1)
+		return 1000 + len(model), nil
+	})
+	var r WindowResolver
+	var wg sync.WaitGroup
+	for i := range 8 {
+		model := strings.Repeat("m", i%4+1)
+		wg.Go(func() {
+			if n, from := r.Resolve(context.Background(), 0, endpoint, "e", model); n != 1000+len(model) || from != WindowFromEndpoint {
+				t.Errorf("%s: %d from %s", model, n, from)
+			}
+		})
+	}
+	wg.Wait()
+	if n := asked.Load(); n < 4 || n > 8 {
+		t.Errorf("endpoint asked %d times for 4 models", n)
 	}
 }

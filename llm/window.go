@@ -19,23 +19,48 @@ const (
 	WindowFromDefault  = "default"
 )
 
-var windowCache sync.Map // "<source identity>\x00<model>" -> int
+// WindowResolver finds models' context windows and remembers what endpoints
+// answered for as long as it lives. The caller decides that lifetime (the CLI
+// makes one per process): a cache owned by a value, rather than by the
+// package, cannot leak answers from one session, test or endpoint
+// configuration into another. The zero value is ready to use; it is safe for
+// concurrent use.
+type WindowResolver struct {
+	mu    sync.Mutex
+	known map[windowKey]int // positive endpoint answers
+}
 
-// ResolveContextWindow returns model's context window: the configured value
-// if positive, else what src's endpoint reports, else the built-in catalog,
-// else a conservative default. Endpoint answers are cached for the process.
-// src may be nil; an endpoint error only means falling back.
-func ResolveContextWindow(ctx context.Context, configured int, src WindowSource, srcID, model string) (int, string) {
+// windowKey names an endpoint answer: the source's identity (say, its
+// protocol and base URL) and the model.
+type windowKey struct{ source, model string }
+
+// Resolve returns model's context window and where it came from: the
+// configured value if positive, else what src's endpoint reports (asked once
+// per srcID and model for r's lifetime), else the built-in catalog, else a
+// conservative default. src may be nil; an endpoint error only means falling
+// back, and is asked again next time.
+func (r *WindowResolver) Resolve(ctx context.Context, configured int, src WindowSource, srcID, model string) (int, string) {
 	if configured > 0 {
 		return configured, WindowFromConfig
 	}
 	if src != nil {
-		key := srcID + "\x00" + model
-		if v, ok := windowCache.Load(key); ok && v.(int) > 0 {
-			return v.(int), WindowFromEndpoint
+		key := windowKey{srcID, model}
+		r.mu.Lock()
+		n := r.known[key]
+		r.mu.Unlock()
+		if n > 0 {
+			return n, WindowFromEndpoint
 		}
+		// Not under the lock: the endpoint may take seconds, and another
+		// model's lookup need not wait for it. Two concurrent lookups of
+		// the same key both ask; the answers are the same.
 		if n, err := src.ContextWindow(ctx, model); err == nil && n > 0 {
-			windowCache.Store(key, n)
+			r.mu.Lock()
+			if r.known == nil {
+				r.known = make(map[windowKey]int)
+			}
+			r.known[key] = n
+			r.mu.Unlock()
 			return n, WindowFromEndpoint
 		}
 	}

@@ -25,6 +25,8 @@ var rules = []struct {
 	{"llm/openai", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission", module + "/llm/anthropic", module + "/llm/openaichat"}},
 	{"llm/openaichat", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission", module + "/llm/anthropic", module + "/llm/openai"}},
 	{"llm/anthropic", []string{module + "/llm/openai", module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission"}},
+	// The adapters' shared skeleton knows no protocol and no SDK.
+	{"llm/internal/...", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission", module + "/llm/anthropic", module + "/llm/openai", module + "/llm/llmtest", "!thirdparty"}},
 	{"llm/llmtest/...", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission"}},
 	{"tool/...", []string{module + "/agent", module + "/internal", module + "/event"}},
 	{"session", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission", module + "/llm/", "!thirdparty"}},

@@ -170,7 +170,9 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	// The context window lookup (settings → endpoint → catalog) runs beside
 	// the first model call instead of delaying it; the loop first needs the
 	// answer after that call. This function owns the goroutine and waits
-	// for it before returning.
+	// for it before returning. The resolver's cache lives as long as this
+	// run: every conversation of the process shares the endpoint's answer.
+	windows := new(llm.WindowResolver)
 	lookupCtx, stopLookup := context.WithTimeout(ctx, 10*time.Second)
 	defer stopLookup()
 	windowCh := make(chan int, 1)
@@ -179,7 +181,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		if settings.ContextWindow != nil {
 			configured = *settings.ContextWindow
 		}
-		w, _ := llm.ResolveContextWindow(lookupCtx, configured, source, ep.Provider+" "+ep.BaseURL, ep.Model)
+		w, _ := windows.Resolve(lookupCtx, configured, source, ep.Provider+" "+ep.BaseURL, ep.Model)
 		windowCh <- w
 	}()
 	window := sync.OnceValue(func() int { return <-windowCh })

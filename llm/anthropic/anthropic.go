@@ -12,10 +12,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
-	"net/url"
 	"os"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // DefaultMaxRetries is how many times the SDK re-sends a request that failed
@@ -69,14 +68,11 @@ func OptionsFromEnv() Options {
 
 // Client streams Messages API calls. It is safe for concurrent use.
 type Client struct {
-	sdk            anthropic.Client
-	requestTimeout time.Duration
-	// configErr is a problem with Options found by New; every call reports it
-	// instead of sending a request.
-	configErr error
-	// cache keeps the encoding of the latest request's messages (cache.go);
-	// nil encodes every message on every call.
-	cache *encodingCache
+	sdk anthropic.Client
+	ep  wire.Endpoint
+	// cache keeps the encoding of the latest request's messages; nil
+	// encodes every message on every call.
+	cache *wire.Cache[bool]
 }
 
 var _ llm.Client = (*Client)(nil)
@@ -92,7 +88,7 @@ func New(opts Options) *Client {
 	}
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = defaultHTTPClient()
+		hc = wire.DefaultHTTPClient()
 	}
 	sdkOpts := []option.RequestOption{
 		// Without this the SDK walks its own credential chain
@@ -102,15 +98,15 @@ func New(opts Options) *Client {
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(retries),
 	}
-	c := &Client{requestTimeout: opts.RequestTimeout, cache: &encodingCache{}}
+	c := &Client{ep: wire.Endpoint{Name: "anthropic", RequestTimeout: opts.RequestTimeout}, cache: &wire.Cache[bool]{}}
 	if opts.APIKey != "" {
 		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
 	}
 	if opts.BaseURL != "" {
 		// The SDK would only report a bad URL on the first request, as an
-		// untyped error; check it here so it surfaces as a config problem.
-		if u, err := url.Parse(opts.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {
-			c.configErr = &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("invalid Anthropic base URL %q", opts.BaseURL), Err: err}
+		// untyped error.
+		if _, err := wire.ParseBaseURL(opts.BaseURL, "Anthropic"); err != nil {
+			c.ep.ConfigErr = err
 		} else {
 			sdkOpts = append(sdkOpts, option.WithBaseURL(opts.BaseURL))
 		}
@@ -119,92 +115,38 @@ func New(opts Options) *Client {
 	return c
 }
 
-// defaultHTTPClient mirrors the SDK's own default: a response-header timeout
-// catches a server that accepts the connection and never answers, while the
-// body (the stream) stays unbounded.
-func defaultHTTPClient() *http.Client {
-	if t, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = 10 * time.Minute
-		return &http.Client{Transport: t}
-	}
-	return &http.Client{}
-}
-
-// errRequestTimeout is the cancellation cause when Options.RequestTimeout
-// expires before the stream starts.
-var errRequestTimeout = errors.New("anthropic: no response within the request timeout")
-
 // Stream sends req and yields its normalized events. See llm.Client for the
 // contract: it stops as soon as yield returns false, yields at most one error
 // and only as the last element, and releases the connection before returning.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
-		if c.configErr != nil {
-			yield(nil, c.configErr)
+		call, err := c.ep.Begin(ctx, req)
+		if err != nil {
+			yield(nil, err)
 			return
 		}
-		if req == nil {
-			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
-			return
-		}
+		defer call.End()
 		params, body, err := c.prepare(req)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		if err := ctx.Err(); err != nil {
-			yield(nil, fmt.Errorf("anthropic: %w", err))
-			return
-		}
-
-		// callCtx lets RequestTimeout cancel the pre-stream phase with a
-		// recognisable cause, without putting a deadline on the stream.
-		callCtx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		var last lastAttempt
-		var timer *time.Timer
-		if c.requestTimeout > 0 {
-			timer = time.AfterFunc(c.requestTimeout, func() { cancel(errRequestTimeout) })
-		}
 		// NewStreaming returns once response headers arrived (after any
 		// retries); the body is read lazily by Next.
-		stream := c.newStreaming(callCtx, params, body, option.WithMiddleware(last.record))
-		if timer != nil {
-			timer.Stop()
-		}
+		var last lastAttempt
+		stream := c.newStreaming(call.Context(), params, body, option.WithMiddleware(last.record))
+		call.Responded()
 		defer stream.Close()
 
 		var n normalizer
-		for stream.Next() {
-			// Events may already sit in the read buffer when ctx ends; the
-			// contract is to stop at once, not when the socket notices.
-			if err := ctx.Err(); err != nil {
-				yield(nil, fmt.Errorf("anthropic: %w", err))
-				return
-			}
-			cur := stream.Current()
-			ev, end, err := n.handle(&cur)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if ev != nil && !yield(ev, nil) {
-				return
-			}
-			if end {
-				// Nothing may follow StreamEnd, so stop reading here rather
-				// than wait for the server to close the body.
-				return
-			}
-		}
-		if err := stream.Err(); err != nil {
-			yield(nil, classify(ctx, callCtx, err, &last, n.started, c.requestTimeout))
+		if wire.Pump(call, stream, n.handle, yield) {
 			return
 		}
-		// The body ended cleanly but the message did not: a proxy or server
-		// that closed the connection early.
-		yield(nil, &llm.Error{Kind: llm.ErrBrokenStream, Message: "stream ended before message_stop", Err: io.ErrUnexpectedEOF})
+		if err := stream.Err(); err != nil {
+			yield(nil, classify(call, err, &last, n.started))
+			return
+		}
+		yield(nil, wire.Unfinished("message_stop"))
 	}
 }
 
@@ -230,8 +172,8 @@ var _ option.Middleware = (*lastAttempt)(nil).record
 // (max_input_tokens). It returns 0 when the endpoint does not know the
 // model or does not say; callers then fall back to the built-in table.
 func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
-	if c.configErr != nil {
-		return 0, c.configErr
+	if c.ep.ConfigErr != nil {
+		return 0, c.ep.ConfigErr
 	}
 	info, err := c.sdk.Models.Get(ctx, model, anthropic.ModelGetParams{})
 	if err != nil {

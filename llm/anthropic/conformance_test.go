@@ -3,155 +3,33 @@ package anthropic
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"flag"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/llmtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
-const fixtureDir = "../testdata/providers/anthropic"
-
-func fixtures(t testing.TB) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("no fixtures under %s", fixtureDir)
-	}
-	return files
-}
-
-// TestConformance replays every recorded Anthropic stream through the real
-// Client and compares the normalized events with a golden rendering, then
-// checks the invariants no golden file should be trusted for.
+// TestConformance runs the shared adapter suite: replay of every recorded
+// stream against its golden file, rebuild of every recorded request, the
+// iterator contract, damaged streams, the fault suite and the encoding
+// cache (llmtest.Conformance).
 func TestConformance(t *testing.T) {
-	for _, file := range fixtures(t) {
-		name := strings.TrimSuffix(filepath.Base(file), ".sse")
-		t.Run(name, func(t *testing.T) {
-			body, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(sseHandler(body))
-			defer srv.Close()
-			c := newTestClient(t, srv, Options{})
-
-			events, err := collect(t, c.Stream(context.Background(), &llm.Request{
-				Model: "claude-sonnet-4-20250514", MaxTokens: 1024,
-				Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "hi"}}}},
-			}))
-			if err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-
-			got := render(events)
-			golden := filepath.Join("testdata", "golden", name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("events differ from %s (-want +got):\n%s", golden, diff)
-			}
-
-			checkInvariants(t, events)
-			if diff := cmp.Diff(recordedUsage(t, body), events[len(events)-1].(llm.StreamEnd).Usage); diff != "" {
-				t.Errorf("usage differs from the recording (-want +got):\n%s", diff)
-			}
-		})
-	}
+	a := adapter
+	a.Update = *update
+	llmtest.Conformance(t, a)
 }
 
-// checkInvariants asserts what holds for every well-formed stream.
-func checkInvariants(t *testing.T, events []llm.StreamEvent) {
+// checkRecording compares the final usage with the recording's.
+func checkRecording(t *testing.T, events []llm.StreamEvent, sse []byte) {
 	t.Helper()
-	deltas := map[int]string{}
-	open := map[int]llm.ToolCallStart{}
-	ends := 0
-	for i, ev := range events {
-		switch e := ev.(type) {
-		case llm.ToolCallStart:
-			if e.ID == "" || e.Name == "" {
-				t.Errorf("event %d: tool call start without id or name: %+v", i, e)
-			}
-			open[e.Index] = e
-		case llm.ToolCallDelta:
-			if open[e.Index].ID != e.ID {
-				t.Errorf("event %d: delta id %q, start id %q", i, e.ID, open[e.Index].ID)
-			}
-			deltas[e.Index] += e.PartialJSON
-		case llm.ToolCallComplete:
-			start, ok := open[e.Index]
-			if !ok {
-				t.Errorf("event %d: complete without start: %+v", i, e)
-			}
-			if start.ID != e.ID || start.Name != e.Name {
-				t.Errorf("event %d: complete %s/%s, start %s/%s", i, e.ID, e.Name, start.ID, start.Name)
-			}
-			if !json.Valid(e.Input) {
-				t.Errorf("event %d: tool input is not valid JSON: %s", i, e.Input)
-			}
-			want := deltas[e.Index]
-			if want == "" {
-				want = "{}"
-			}
-			if string(e.Input) != want {
-				t.Errorf("event %d: input %s, concatenated deltas %s", i, e.Input, want)
-			}
-			delete(open, e.Index)
-			delete(deltas, e.Index)
-		case llm.StreamEnd:
-			ends++
-			if i != len(events)-1 {
-				t.Errorf("StreamEnd at %d of %d events", i, len(events))
-			}
-			if e.Model == "" || e.StopReason == "" {
-				t.Errorf("StreamEnd without model or stop reason: %+v", e)
-			}
-			if e.StopReason == llm.StopToolUse && !hasToolCall(events) {
-				t.Errorf("stop reason tool_use without any tool call")
-			}
-		}
+	if diff := cmp.Diff(recordedUsage(t, sse), events[len(events)-1].(llm.StreamEnd).Usage); diff != "" {
+		t.Errorf("usage differs from the recording (-want +got):\n%s", diff)
 	}
-	if ends != 1 {
-		t.Errorf("%d StreamEnd events, want 1", ends)
-	}
-	if len(open) != 0 {
-		t.Errorf("tool calls never completed: %v", open)
-	}
-}
-
-func hasToolCall(events []llm.StreamEvent) bool {
-	for _, ev := range events {
-		if _, ok := ev.(llm.ToolCallComplete); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // recordedUsage computes the expected usage straight from the recording:
@@ -203,55 +81,14 @@ func recordedUsage(t *testing.T, sse []byte) llm.Usage {
 	return u
 }
 
-// TestRecordedRequests rebuilds, for every recorded request, the llm.Request
-// the recording's client must have had, sends it through Stream and compares
-// the body on the wire with the recorded one. Prompt-caching markers are
-// compared separately (the recorder placed its own), as are the fields
-// NovaCode does not send (tool_choice).
-func TestRecordedRequests(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.request.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no recorded requests: %v", err)
-	}
-	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".request.json")
-		t.Run(name, func(t *testing.T) {
-			recorded, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sse, err := os.ReadFile(filepath.Join(fixtureDir, name+".sse"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req := requestFromRecording(t, recorded)
-			var mu sync.Mutex
-			var sent []byte
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				b, _ := io.ReadAll(r.Body)
-				mu.Lock()
-				sent = b
-				mu.Unlock()
-				sseHandler(sse)(w, r)
-			}))
-			defer srv.Close()
-			c := newTestClient(t, srv, Options{})
-			if _, err := collect(t, c.Stream(context.Background(), req)); err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-
-			got, want := mustJSON(t, sent), mustJSON(t, recorded)
-			checkCacheBreakpoints(t, got)
-			for _, v := range []any{got, want} {
-				stripKey(v, "cache_control")
-				delete(v.(map[string]any), "tool_choice")
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("request body differs from the recording (-want +got):\n%s", diff)
-			}
-		})
+// deliberate takes out what the recordings' client sent and this adapter
+// does not: its own prompt-caching markers (this adapter's are checked
+// here, as checkCacheBreakpoints wants them) and tool_choice.
+func deliberate(t *testing.T, sent, recorded map[string]any) {
+	checkCacheBreakpoints(t, sent)
+	for _, v := range []map[string]any{sent, recorded} {
+		stripKey(v, "cache_control")
+		delete(v, "tool_choice")
 	}
 }
 

@@ -1,76 +1,51 @@
 package anthropic
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // classify turns a failure of the SDK stream into what the caller sees:
-// the cancellation of ctx as itself (wrapped, so errors.Is finds
-// context.Canceled), everything else as an *llm.Error. callCtx is the
-// per-call context whose cause tells a RequestTimeout apart; started says
+// the cancellation of the caller's context as itself (wrapped, so errors.Is
+// finds context.Canceled), everything else as an *llm.Error. started says
 // whether any event had arrived.
-func classify(ctx, callCtx context.Context, err error, last *lastAttempt, started bool, timeout time.Duration) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("anthropic: %w", ctxErr)
+func classify(call *wire.Call, err error, last *lastAttempt, started bool) error {
+	if err := call.Canceled(); err != nil {
+		return err
 	}
 	// An API error is the real outcome even if the timeout fired meanwhile.
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
 		return fromAPIError(apiErr)
 	}
-	if context.Cause(callCtx) == errRequestTimeout {
-		return timeoutError(last, timeout)
+	if call.TimedOut() {
+		return timeoutError(call, last)
 	}
-
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-		return &llm.Error{Kind: llm.ErrBrokenStream, Message: "malformed stream event: " + err.Error(), Err: err}
-	}
-
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
-		return &llm.Error{Kind: llm.ErrTimeout, Message: err.Error(), Err: err}
-	}
-	msg := "connection failed: "
-	if started {
-		msg = "stream interrupted: "
-	}
-	// A transport failure before or during the stream is worth retrying,
-	// which is what ErrBrokenStream says.
-	return &llm.Error{Kind: llm.ErrBrokenStream, Message: msg + err.Error(), Err: err}
+	return wire.Transport(err, started)
 }
 
 // timeoutError reports an expired RequestTimeout. When the SDK was waiting to
 // retry a failed attempt, the error is that attempt's (a 429 stays a rate
 // limit, with its Retry-After), so the caller can back off properly.
-//
-// The SDK's own error is only a context.Canceled at this point; it is not
-// wrapped, so that errors.Is(err, context.Canceled) keeps meaning "the caller
-// cancelled".
-func timeoutError(last *lastAttempt, timeout time.Duration) *llm.Error {
-	cause := fmt.Errorf("%w (%v)", errRequestTimeout, timeout)
+func timeoutError(call *wire.Call, last *lastAttempt) *llm.Error {
 	if last.status == 0 {
-		return &llm.Error{Kind: llm.ErrTimeout, Message: fmt.Sprintf("no response within %v", timeout), Err: cause}
+		return call.TimeoutError()
 	}
+	retry, _ := wire.RetryAfter(last.header, time.Now())
 	return &llm.Error{
 		Kind:       statusKind(last.status),
 		StatusCode: last.status,
-		Message:    fmt.Sprintf("HTTP %d and no successful retry within %v", last.status, timeout),
-		RetryAfter: retryAfter(last.header, time.Now()),
-		Err:        cause,
+		Message:    fmt.Sprintf("HTTP %d and no successful retry within %v", last.status, call.Timeout),
+		RetryAfter: retry,
+		Err:        call.TimeoutCause(),
 	}
 }
 
@@ -90,7 +65,7 @@ func fromAPIError(e *anthropic.Error) *llm.Error {
 		out.StatusCode = e.StatusCode
 	}
 	if e.Response != nil {
-		out.RetryAfter = retryAfter(e.Response.Header, time.Now())
+		out.RetryAfter, _ = wire.RetryAfter(e.Response.Header, time.Now())
 	}
 	return out
 }
@@ -116,26 +91,14 @@ func typeKind(t anthropic.ErrorType) (llm.ErrorKind, bool) {
 	return "", false
 }
 
+// statusKind classifies an error status; a 200 is an error event of a type
+// we do not know, inside a stream: the server gave up on the response, so
+// trying again is reasonable.
 func statusKind(status int) llm.ErrorKind {
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return llm.ErrAuth
-	case status == http.StatusTooManyRequests:
-		return llm.ErrRateLimit
-	case status == 529:
-		return llm.ErrOverloaded
-	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
-		return llm.ErrTimeout
-	case status >= 500:
-		return llm.ErrServer
-	case status >= 400:
-		return llm.ErrInvalid
-	case status == http.StatusOK:
-		// An error event of a type we do not know, inside a stream: the
-		// server gave up on the response, so trying again is reasonable.
+	if status == http.StatusOK {
 		return llm.ErrServer
 	}
-	return llm.ErrOther
+	return wire.StatusKind(status)
 }
 
 // apiMessage is the human-readable part of an API error: the API's own
@@ -145,9 +108,7 @@ func apiMessage(e *anthropic.Error) string {
 	msg := e.Message
 	if msg == "" {
 		msg = strings.TrimSpace(e.RawJSON())
-		if len(msg) > 300 {
-			msg = msg[:300] + "…"
-		}
+		msg = wire.Truncate(msg, 300)
 	}
 	if msg == "" {
 		msg = http.StatusText(e.StatusCode)
@@ -159,36 +120,4 @@ func apiMessage(e *anthropic.Error) string {
 		msg += " (request-id " + e.RequestID + ")"
 	}
 	return msg
-}
-
-// maxRetryAfter caps a parsed delay, so an absurd header cannot overflow a
-// time.Duration.
-const maxRetryAfter = 24 * time.Hour
-
-// retryAfter parses the server's requested delay: retry-after-ms (which the
-// API sends for sub-second precision) or Retry-After, in seconds or as an
-// HTTP date. Absent or unparseable headers give 0.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if h == nil {
-		return 0
-	}
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(min(ms, float64(maxRetryAfter/time.Millisecond)) * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if !(s > 0) { // also rejects NaN
-			return 0
-		}
-		return time.Duration(min(s, maxRetryAfter.Seconds()) * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), maxRetryAfter)
-	}
-	return 0
 }

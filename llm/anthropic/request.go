@@ -13,6 +13,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 const (
@@ -156,8 +157,7 @@ const streamField = `,"stream":true}`
 // the envelope is the SDK's encoding with a marker for the messages array,
 // each message is the SDK's encoding of that message (which its encoder
 // copies verbatim into the array), and "stream":true ends it as the SDK's
-// sjson step would. It is built with one allocation, a copy of each cached
-// message into it being the only work proportional to the history.
+// sjson step would.
 func (c *Client) prepare(req *llm.Request) (anthropic.MessageNewParams, []byte, error) {
 	if c.cache == nil {
 		p, err := buildParams(req)
@@ -167,7 +167,7 @@ func (c *Client) prepare(req *llm.Request) (anthropic.MessageNewParams, []byte, 
 	if err != nil {
 		return p, nil, err
 	}
-	entries, size, err := c.encodeMessages(req.Messages)
+	enc, err := c.cache.Encode(req.Messages, codec{last: lastUser(req.Messages)})
 	if err != nil {
 		return p, nil, err
 	}
@@ -177,22 +177,36 @@ func (c *Client) prepare(req *llm.Request) (anthropic.MessageNewParams, []byte, 
 	if err != nil {
 		return p, nil, &llm.Error{Kind: llm.ErrInvalid, Message: "encoding request: " + err.Error(), Err: err}
 	}
-	at := bytes.Index(env, spliceMarker)
-	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) || !bytes.HasSuffix(env, []byte("}")) {
+	if !bytes.HasSuffix(env, []byte("}")) {
 		p, err := buildParams(req)
 		return p, nil, err
 	}
-	body := make([]byte, 0, len(env)-len(spliceMarker)+size+len(streamField))
-	body = append(body, env[:at]...)
-	for i := range entries {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, entries[i].enc...)
+	body, ok := wire.Splice(env[:len(env)-1], spliceMarker, enc.Size, enc.Parts(), len(streamField))
+	if !ok {
+		p, err := buildParams(req)
+		return p, nil, err
 	}
-	body = append(body, env[at+len(spliceMarker):len(env)-1]...)
-	body = append(body, streamField...)
-	return p, body, nil
+	return p, append(body, streamField...), nil
+}
+
+// codec encodes single messages for the encoding cache. Its key is whether
+// the message carries the prompt-caching breakpoint, which only the last
+// user message (last) does.
+type codec struct{ last int }
+
+func (k codec) Key(i int, _ *wire.Entry[bool]) bool { return i == k.last }
+func (codec) SameKey(a, b bool) bool                { return a == b }
+
+func (codec) Encode(i int, m *llm.Message, breakpoint bool) ([]byte, bool, error) {
+	mp, err := messageParam(i, m, breakpoint)
+	if err != nil {
+		return nil, false, err
+	}
+	enc, err := mp.MarshalJSON()
+	if err != nil {
+		return nil, false, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
+	}
+	return enc, breakpoint, nil
 }
 
 // newStreaming starts the call. A body from prepare is posted as it is:
@@ -207,34 +221,6 @@ func (c *Client) newStreaming(ctx context.Context, p anthropic.MessageNewParams,
 	var raw *http.Response
 	err := c.sdk.Post(ctx, "v1/messages", body, &raw, opts...)
 	return ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(raw), err)
-}
-
-// encodeMessages returns the encoding of every message of msgs, taken from
-// the cache where the message is unchanged, and publishes them as the cache's
-// new content. size is their total length plus a separator each.
-func (c *Client) encodeMessages(msgs []llm.Message) (entries []cachedMessage, size int, err error) {
-	old := c.cache.load()
-	entries = make([]cachedMessage, len(msgs))
-	last := lastUser(msgs)
-	for i := range msgs {
-		m, bp := &msgs[i], i == last
-		if i < len(old) && old[i].breakpoint == bp && old[i].snap.matches(m) {
-			entries[i] = old[i]
-		} else {
-			mp, err := messageParam(i, m, bp)
-			if err != nil {
-				return nil, 0, err
-			}
-			enc, err := mp.MarshalJSON()
-			if err != nil {
-				return nil, 0, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
-			}
-			entries[i] = cachedMessage{snap: snapshotOf(m), breakpoint: bp, enc: enc}
-		}
-		size += len(entries[i].enc) + 1
-	}
-	c.cache.store(entries)
-	return entries, size, nil
 }
 
 // thinking returns the extended-thinking config for t, or nil for none. The
@@ -329,16 +315,10 @@ var emptyObject = json.RawMessage("{}")
 // (in the tool_result), but the API only accepts an object here, and one bad
 // block must not make every later call of the session fail.
 func toolInput(in json.RawMessage) json.RawMessage {
-	if isJSONObject(in) {
+	if wire.IsJSONObject(in) {
 		return in
 	}
 	return emptyObject
-}
-
-// isJSONObject reports whether b is valid JSON whose value is an object.
-func isJSONObject(b []byte) bool {
-	t := bytes.TrimLeft(b, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && json.Valid(b)
 }
 
 // inputSchema wraps a tool's JSON Schema for the SDK. The schema is sent
@@ -346,29 +326,9 @@ func isJSONObject(b []byte) bool {
 // ToolInputSchemaParam: its ExtraFields map is re-serialized in random order,
 // and a tool list whose bytes change between calls defeats prompt caching.
 func inputSchema(schema json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
-	if len(bytes.TrimSpace(schema)) == 0 {
-		// A tool without parameters.
-		return param.Override[anthropic.ToolInputSchemaParam](json.RawMessage(`{"type":"object","properties":{}}`)), nil
-	}
-	if !isJSONObject(schema) {
-		return anthropic.ToolInputSchemaParam{}, fmt.Errorf("input schema is not a JSON object")
-	}
-	var top struct {
-		Type json.RawMessage `json:"type"`
-	}
-	if err := json.Unmarshal(schema, &top); err != nil {
-		return anthropic.ToolInputSchemaParam{}, fmt.Errorf("input schema: %w", err)
-	}
-	if top.Type == nil {
-		// The API requires "type": "object" at the top; a schema that
-		// leaves it implicit gets it prepended, the rest untouched.
-		t := bytes.TrimLeft(schema, " \t\r\n")[1:]
-		fixed := make([]byte, 0, len(t)+17)
-		fixed = append(fixed, `{"type":"object"`...)
-		if bytes.TrimLeft(t, " \t\r\n")[0] != '}' {
-			fixed = append(fixed, ',')
-		}
-		schema = append(fixed, t...)
+	schema, err := wire.ObjectSchema(schema)
+	if err != nil {
+		return anthropic.ToolInputSchemaParam{}, err
 	}
 	return param.Override[anthropic.ToolInputSchemaParam](schema), nil
 }

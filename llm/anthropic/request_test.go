@@ -3,17 +3,15 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/llmtest"
 )
 
 // okStream is the smallest complete stream, for tests about the request.
@@ -24,45 +22,11 @@ const okStream = "event: message_start\n" +
 	"event: message_stop\n" +
 	`data: {"type":"message_stop"}` + "\n\n"
 
-// recorder is a test server that keeps every request it gets and answers
-// with okStream.
-type recorder struct {
-	mu    sync.Mutex
-	reqs  []*http.Request
-	bodys [][]byte
-}
-
-func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	rec.mu.Lock()
-	rec.reqs = append(rec.reqs, r)
-	rec.bodys = append(rec.bodys, b)
-	rec.mu.Unlock()
-	sseHandler([]byte(okStream))(w, r)
-}
-
-func (rec *recorder) last(t *testing.T) (*http.Request, []byte) {
-	t.Helper()
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.reqs) == 0 {
-		t.Fatal("no request arrived")
-	}
-	return rec.reqs[len(rec.reqs)-1], rec.bodys[len(rec.bodys)-1]
-}
-
-// sendRecorded streams req against a recorder and returns the request the
-// server saw.
+// sendRecorded streams req through a Client made with opts against a
+// local server and returns the request the server saw and its body.
 func sendRecorded(t *testing.T, req *llm.Request, opts Options) (*http.Request, []byte) {
 	t.Helper()
-	rec := &recorder{}
-	srv := httptest.NewServer(rec)
-	defer srv.Close()
-	c := newTestClient(t, srv, opts)
-	if _, err := collect(t, c.Stream(context.Background(), req)); err != nil {
-		t.Fatalf("Stream: %v", err)
-	}
-	return rec.last(t)
+	return llmtest.SendTo(t, func(url string) llm.Client { return newTestClient(t, url, opts) }, req, okStream)
 }
 
 // fullRequest uses every block type, so that the test below pins the whole
@@ -195,17 +159,6 @@ func TestRequestEncoding(t *testing.T) {
 	}
 }
 
-// TestRequestDeterministic guards prompt caching: the same request must
-// produce the same bytes every time.
-func TestRequestDeterministic(t *testing.T) {
-	_, first := sendRecorded(t, fullRequest(), Options{})
-	for range 5 {
-		if _, again := sendRecorded(t, fullRequest(), Options{}); string(again) != string(first) {
-			t.Fatalf("request bytes changed between calls:\n%s\n%s", first, again)
-		}
-	}
-}
-
 func TestCacheBreakpoints(t *testing.T) {
 	text := func(s string) llm.Block { return llm.Block{Type: llm.BlockText, Text: s} }
 	tests := []struct {
@@ -271,45 +224,15 @@ func TestMaxTokensDefault(t *testing.T) {
 	}
 }
 
-func TestInvalidRequests(t *testing.T) {
-	user := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "a"}}}}
-	tests := []struct {
-		name string
-		req  *llm.Request
-	}{
-		{"nil request", nil},
-		{"unknown role", &llm.Request{Messages: []llm.Message{{Role: "system", Content: user[0].Content}}}},
-		{"unknown block", &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: "video"}}}}}},
-		{"schema not an object", &llm.Request{Messages: user, Tools: []llm.ToolSpec{{Name: "t", InputSchema: json.RawMessage(`[1]`)}}}},
-		{"schema not JSON", &llm.Request{Messages: user, Tools: []llm.ToolSpec{{Name: "t", InputSchema: json.RawMessage(`{"type":`)}}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec := &recorder{}
-			srv := httptest.NewServer(rec)
-			defer srv.Close()
-			c := newTestClient(t, srv, Options{})
-			events, err := collect(t, c.Stream(context.Background(), tt.req))
-			var le *llm.Error
-			if !errors.As(err, &le) || le.Kind != llm.ErrInvalid || len(events) != 0 {
-				t.Fatalf("got %v, %v; want only an ErrInvalid", events, err)
-			}
-			if len(rec.reqs) != 0 {
-				t.Errorf("an invalid request was sent")
-			}
-		})
-	}
-}
-
 func TestBaseURLPrefix(t *testing.T) {
-	rec := &recorder{}
+	rec := &llmtest.Body{Response: okStream}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
-	c := newTestClient(t, srv, Options{BaseURL: srv.URL + "/proxy/anthropic"})
-	if _, err := collect(t, c.Stream(context.Background(), &llm.Request{Model: "m", MaxTokens: 10})); err != nil {
+	c := newTestClient(t, srv.URL, Options{BaseURL: srv.URL + "/proxy/anthropic"})
+	if _, err := llmtest.Collect(t, c.Stream(context.Background(), &llm.Request{Model: "m", MaxTokens: 10})); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := rec.last(t); r.URL.Path != "/proxy/anthropic/v1/messages" {
+	if r, _ := rec.Last(t); r.URL.Path != "/proxy/anthropic/v1/messages" {
 		t.Errorf("path %q, want the prefix kept", r.URL.Path)
 	}
 }
@@ -333,16 +256,16 @@ func TestEnvironmentIgnored(t *testing.T) {
 	}
 
 	// Without a key, nothing from the environment is sent either.
-	rec := &recorder{}
+	rec := &llmtest.Body{Response: okStream}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
 	c := New(Options{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: tr}})
-	if _, err := collect(t, c.Stream(context.Background(), &llm.Request{Model: "m", MaxTokens: 10})); err != nil {
+	if _, err := llmtest.Collect(t, c.Stream(context.Background(), &llm.Request{Model: "m", MaxTokens: 10})); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := rec.last(t); r.Header.Get("Authorization") != "" || r.Header.Get("X-Api-Key") != "" {
+	if r, _ := rec.Last(t); r.Header.Get("Authorization") != "" || r.Header.Get("X-Api-Key") != "" {
 		t.Errorf("credential sent without an APIKey: %v", r.Header)
 	}
 }
@@ -353,15 +276,6 @@ func TestOptionsFromEnv(t *testing.T) {
 	want := Options{APIKey: "k", BaseURL: "https://proxy.example/a"}
 	if diff := cmp.Diff(want, OptionsFromEnv()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
-func TestBadBaseURL(t *testing.T) {
-	c := New(Options{BaseURL: "://nope"})
-	_, err := collect(t, c.Stream(context.Background(), &llm.Request{Model: "m"}))
-	var le *llm.Error
-	if !errors.As(err, &le) || le.Kind != llm.ErrInvalid {
-		t.Fatalf("err = %v, want ErrInvalid", err)
 	}
 }
 

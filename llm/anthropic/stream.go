@@ -27,6 +27,8 @@ type normalizer struct {
 	// (and skippedBlock for open blocks that are ignored). Blocks stream one
 	// after another, so it rarely holds more than one.
 	tools map[int]*toolCall
+	// out holds the event of the latest handle call; it is reused.
+	out []llm.StreamEvent
 }
 
 type toolCall struct {
@@ -44,9 +46,20 @@ type toolCall struct {
 // violation.
 var skippedBlock = &toolCall{}
 
-// handle normalizes one event. It returns the event to yield (nil for none),
+// handle normalizes one event for wire.Pump: the events to yield (none or
+// one), whether the message is complete, or a protocol error.
+func (n *normalizer) handle(ev anthropic.MessageStreamEventUnion) ([]llm.StreamEvent, bool, error) {
+	e, end, err := n.event(&ev)
+	n.out = n.out[:0]
+	if e != nil {
+		n.out = append(n.out, e)
+	}
+	return n.out, end, err
+}
+
+// event normalizes one event. It returns the event to yield (nil for none),
 // whether the message is complete, or a protocol error.
-func (n *normalizer) handle(ev *anthropic.MessageStreamEventUnion) (llm.StreamEvent, bool, error) {
+func (n *normalizer) event(ev *anthropic.MessageStreamEventUnion) (llm.StreamEvent, bool, error) {
 	n.started = true
 	idx := int(ev.Index)
 	switch ev.Type {

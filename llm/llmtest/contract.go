@@ -3,6 +3,7 @@ package llmtest
 import (
 	"iter"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/novacode/nova/llm"
@@ -16,6 +17,37 @@ func SSEHandler(body []byte) http.HandlerFunc {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(body)
 	}
+}
+
+// HTTPClient returns a client with a transport of its own, whose idle
+// connections are closed at test cleanup, so that goleak finds no
+// keep-alive goroutines after the test.
+func HTTPClient(t testing.TB) *http.Client {
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// TypedEvents builds an event stream from JSON payloads, naming each event
+// after its "type" member, as the Anthropic and Responses APIs do.
+func TypedEvents(datas ...string) []byte {
+	var b strings.Builder
+	for _, d := range datas {
+		typ := d[strings.Index(d, `"type":"`)+8:]
+		typ = typ[:strings.IndexByte(typ, '"')]
+		b.WriteString("event: " + typ + "\ndata: " + d + "\n\n")
+	}
+	return []byte(b.String())
+}
+
+// DataEvents builds an event stream of unnamed events, as Chat Completions
+// sends them.
+func DataEvents(datas ...string) []byte {
+	var b strings.Builder
+	for _, d := range datas {
+		b.WriteString("data: " + d + "\n\n")
+	}
+	return []byte(b.String())
 }
 
 // Collect drains seq and checks the llm.Client iterator contract on the

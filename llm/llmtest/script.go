@@ -78,6 +78,18 @@
 // call's input may be written either as a JSON string holding the raw
 // argument text (the only way to script malformed arguments) or as a JSON
 // value, which is compacted and used verbatim.
+//
+// # Adapter conformance
+//
+// The package also holds what every provider adapter is tested with alike.
+// [Conformance] runs one suite against an [Adapter] (the adapter supplies
+// its client, its recordings and the few things its protocol does its own
+// way): replay of every recorded real stream against golden files
+// ([Golden]) and the event contract ([CheckEvents]), rebuild of every
+// recorded request, invalid requests and base URLs, a consumer stopping
+// after any event ([Collect] checks the iterator contract on every call),
+// damaged streams, the faults of [StreamFaults] and the encoding cache of
+// [CacheSuite].
 package llmtest
 
 import (

@@ -3,181 +3,50 @@ package openai
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"flag"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/llmtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
-const fixtureDir = "../testdata/providers/openai-responses"
-
-func fixtures(t testing.TB) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("no fixtures under %s", fixtureDir)
-	}
-	return files
-}
-
-// TestConformance replays every recorded Responses stream through the real
-// Client and compares the normalized events with a golden rendering, then
-// checks what no golden file should be trusted for: the invariants of the
-// event contract, and usage, stop reason and reasoning items against
-// figures read straight from the recording.
+// TestConformance runs the shared adapter suite: replay of every recorded
+// stream against its golden file, rebuild of every recorded request, the
+// iterator contract, damaged streams, the fault suite and the encoding
+// cache (llmtest.Conformance).
 func TestConformance(t *testing.T) {
-	for _, file := range fixtures(t) {
-		name := strings.TrimSuffix(filepath.Base(file), ".sse")
-		t.Run(name, func(t *testing.T) {
-			body, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(sseHandler(body))
-			defer srv.Close()
-			c := newTestClient(t, srv, Options{})
-
-			events, err := collect(t, c.Stream(context.Background(), simpleRequest))
-			if err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-
-			got := render(events)
-			golden := filepath.Join("testdata", "golden", name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("events differ from %s (-want +got):\n%s", golden, diff)
-			}
-
-			checkInvariants(t, events, true)
-			rec := readRecording(t, body)
-			end := events[len(events)-1].(llm.StreamEnd)
-			if diff := cmp.Diff(rec.usage, end.Usage); diff != "" {
-				t.Errorf("usage differs from the recording (-want +got):\n%s", diff)
-			}
-			if end.Model != rec.model {
-				t.Errorf("model %q, recording says %q", end.Model, rec.model)
-			}
-			if end.StopReason != rec.stop {
-				t.Errorf("stop reason %q, recording implies %q", end.StopReason, rec.stop)
-			}
-			if diff := cmp.Diff(rec.calls, assembleCalls(events)); diff != "" {
-				t.Errorf("tool calls differ from the recording (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(rec.reasoning, assembleThinking(events)); diff != "" {
-				t.Errorf("reasoning differs from the recording (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(rec.text, assembleText(events)); diff != "" {
-				t.Errorf("text differs from the recording (-want +got):\n%s", diff)
-			}
-		})
-	}
+	a := adapter
+	a.Update = *update
+	llmtest.Conformance(t, a)
 }
 
-var simpleRequest = &llm.Request{
-	Model: "gpt-5", MaxTokens: 1000,
-	Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "hi"}}}},
-}
-
-// checkInvariants asserts what holds for every well-formed stream; with
-// validJSON, every tool input must also be valid JSON (true of the
-// recordings, not of a stream cut by max_output_tokens).
-func checkInvariants(t *testing.T, events []llm.StreamEvent, validJSON bool) {
+// checkRecording compares usage, model, stop reason, tool calls, reasoning
+// items (encrypted content in full) and text with figures read straight
+// from the recording.
+func checkRecording(t *testing.T, events []llm.StreamEvent, sse []byte) {
 	t.Helper()
-	deltas := map[int]string{}
-	open := map[int]llm.ToolCallStart{}
-	completed := map[string]int{}
-	ends := 0
-	for i, ev := range events {
-		switch e := ev.(type) {
-		case llm.ThinkingDelta:
-			if e.Origin != llm.OriginOpenAIResponses || !strings.HasPrefix(e.ItemID, "rs_") {
-				t.Errorf("event %d: thinking delta with origin %q item %q", i, e.Origin, e.ItemID)
-			}
-		case llm.ToolCallStart:
-			if e.ID == "" || e.Name == "" {
-				t.Errorf("event %d: tool call start without id or name: %+v", i, e)
-			}
-			if _, dup := open[e.Index]; dup {
-				t.Errorf("event %d: second start for index %d", i, e.Index)
-			}
-			open[e.Index] = e
-		case llm.ToolCallDelta:
-			if open[e.Index].ID != e.ID {
-				t.Errorf("event %d: delta id %q, start id %q", i, e.ID, open[e.Index].ID)
-			}
-			deltas[e.Index] += e.PartialJSON
-		case llm.ToolCallComplete:
-			completed[e.ID]++
-			start, ok := open[e.Index]
-			if !ok {
-				t.Errorf("event %d: complete without start: %+v", i, e)
-			}
-			if start.ID != e.ID || start.Name != e.Name {
-				t.Errorf("event %d: complete %s/%s, start %s/%s", i, e.ID, e.Name, start.ID, start.Name)
-			}
-			if validJSON && !json.Valid(e.Input) {
-				t.Errorf("event %d: tool input is not valid JSON: %s", i, e.Input)
-			}
-			want := deltas[e.Index]
-			if want == "" {
-				want = "{}"
-			}
-			if string(e.Input) != want {
-				t.Errorf("event %d: input %s, concatenated deltas %s", i, e.Input, want)
-			}
-			delete(open, e.Index)
-			delete(deltas, e.Index)
-		case llm.StreamEnd:
-			ends++
-			if i != len(events)-1 {
-				t.Errorf("StreamEnd at %d of %d events", i, len(events))
-			}
-			if e.Model == "" || e.StopReason == "" {
-				t.Errorf("StreamEnd without model or stop reason: %+v", e)
-			}
-			if sum := e.Usage.InputTokens + e.Usage.CacheReadTokens + e.Usage.CacheWriteTokens; sum != e.Usage.PromptTokens() || e.Usage.InputTokens < 0 {
-				t.Errorf("usage does not add up: %+v", e.Usage)
-			}
-		}
+	rec := readRecording(t, sse)
+	end := events[len(events)-1].(llm.StreamEnd)
+	if diff := cmp.Diff(rec.usage, end.Usage); diff != "" {
+		t.Errorf("usage differs from the recording (-want +got):\n%s", diff)
 	}
-	if ends != 1 {
-		t.Errorf("%d StreamEnd events, want 1", ends)
+	if end.Model != rec.model {
+		t.Errorf("model %q, recording says %q", end.Model, rec.model)
 	}
-	if len(open) != 0 {
-		t.Errorf("tool calls never completed: %v", open)
+	if end.StopReason != rec.stop {
+		t.Errorf("stop reason %q, recording implies %q", end.StopReason, rec.stop)
 	}
-	for id, n := range completed {
-		if n != 1 {
-			t.Errorf("tool call %s completed %d times", id, n)
-		}
+	if diff := cmp.Diff(rec.calls, assembleCalls(events)); diff != "" {
+		t.Errorf("tool calls differ from the recording (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(rec.reasoning, assembleThinking(events)); diff != "" {
+		t.Errorf("reasoning differs from the recording (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(rec.text, assembleText(events)); diff != "" {
+		t.Errorf("text differs from the recording (-want +got):\n%s", diff)
 	}
 }
 
@@ -332,59 +201,16 @@ func readRecording(t *testing.T, sse []byte) recording {
 	return rec
 }
 
-// TestRecordedRequests rebuilds, for every recorded request, the llm.Request
-// the recording's client must have had, sends it through Stream and compares
-// the body on the wire with the recorded one. Deliberate differences are
-// applied to the recording first:
-//
-//   - the system prompt goes out as "instructions", not as a
-//     system/developer input message;
-//   - tool_choice is not sent: "auto" is the API's default.
-func TestRecordedRequests(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.request.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no recorded requests: %v", err)
-	}
-	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".request.json")
-		t.Run(name, func(t *testing.T) {
-			recorded, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sse, err := os.ReadFile(filepath.Join(fixtureDir, name+".sse"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req := requestFromRecording(t, recorded)
-			var mu sync.Mutex
-			var sent []byte
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				b, _ := io.ReadAll(r.Body)
-				mu.Lock()
-				sent = b
-				mu.Unlock()
-				sseHandler(sse)(w, r)
-			}))
-			defer srv.Close()
-			c := newTestClient(t, srv, Options{})
-			if _, err := collect(t, c.Stream(context.Background(), req)); err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-
-			want := mustJSON(t, recorded).(map[string]any)
-			delete(want, "tool_choice")
-			input := want["input"].([]any)
-			if first := input[0].(map[string]any); first["role"] == "system" || first["role"] == "developer" {
-				want["instructions"] = first["content"]
-				want["input"] = input[1:]
-			}
-			if diff := cmp.Diff(any(want), mustJSON(t, sent)); diff != "" {
-				t.Errorf("request body differs from the recording (-want +got):\n%s", diff)
-			}
-		})
+// deliberate applies this adapter's deliberate differences to the
+// recording: the system prompt goes out as "instructions", not as a
+// system/developer input message, and tool_choice is not sent ("auto" is the
+// API's default).
+func deliberate(t *testing.T, sent, recorded map[string]any) {
+	delete(recorded, "tool_choice")
+	input := recorded["input"].([]any)
+	if first := input[0].(map[string]any); first["role"] == "system" || first["role"] == "developer" {
+		recorded["instructions"] = first["content"]
+		recorded["input"] = input[1:]
 	}
 }
 

@@ -1,97 +1,58 @@
 package openai
 
 import (
-	"context"
+	"cmp"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
-// classify turns a failure of the SDK call or stream into what the caller
-// sees: the cancellation of ctx as itself (wrapped, so errors.Is finds
-// context.Canceled), everything else as an *llm.Error. callCtx is the
-// per-call context whose cause tells a RequestTimeout apart; started says
-// whether any event had arrived.
-func classify(ctx, callCtx context.Context, err error, started bool, timeout time.Duration) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("openai: %w", ctxErr)
+// fromHTTPError maps an error status. The error code and type of the
+// body's {"error":{…}} are the better signal (a 429 is a rate limit, unless
+// its code says the quota is spent, which no retry fixes); the status is
+// the fallback for bodies without them (proxies, gateways), whose text then
+// is the message.
+func fromHTTPError(se *wire.StatusError) *llm.Error {
+	var top struct {
+		Error json.RawMessage `json:"error"`
 	}
-	// An API error is the real outcome even if the timeout fired meanwhile.
-	var apiErr *sdk.Error
-	if errors.As(err, &apiErr) {
-		return fromAPIError(apiErr)
+	var e struct {
+		Code    wire.Text `json:"code"` // a string, or a number on some servers
+		Type    wire.Text `json:"type"`
+		Message wire.Text `json:"message"`
 	}
-	// A data line with a top-level "error" object, which the SDK reports
-	// as a StreamError (the form Chat Completions and many proxies use).
-	var streamErr *ssestream.StreamError
-	if errors.As(err, &streamErr) {
-		return fromErrorChunk(streamErr)
+	raw := ""
+	if json.Unmarshal(se.Body, &top) == nil && len(top.Error) > 0 && string(top.Error) != "null" {
+		if json.Unmarshal(top.Error, &e) == nil {
+			raw = string(top.Error)
+		} else {
+			// {"error":"…"}, as Ollama and others send it.
+			_ = json.Unmarshal(top.Error, &e.Message)
+		}
 	}
-	if context.Cause(callCtx) == errRequestTimeout {
-		// The SDK's own error is only a context.Canceled at this point; it
-		// is not wrapped, so that errors.Is(err, context.Canceled) keeps
-		// meaning "the caller cancelled".
-		return &llm.Error{Kind: llm.ErrTimeout, Message: fmt.Sprintf("no response within %v", timeout),
-			Err: fmt.Errorf("%w (%v)", errRequestTimeout, timeout)}
+	if raw == "" {
+		// Not the API's error JSON: a proxy's text says more than a status
+		// line.
+		raw = strings.TrimSpace(string(se.Body[:min(len(se.Body), 4096)]))
 	}
-
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-		return &llm.Error{Kind: llm.ErrBrokenStream, Message: "malformed stream event: " + err.Error(), Err: err}
-	}
-
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
-		return &llm.Error{Kind: llm.ErrTimeout, Message: err.Error(), Err: err}
-	}
-	msg := "connection failed: "
-	if started {
-		msg = "stream interrupted: "
-	}
-	// A transport failure before or during the stream is worth retrying,
-	// which is what ErrBrokenStream says.
-	return &llm.Error{Kind: llm.ErrBrokenStream, Message: msg + err.Error(), Err: err}
-}
-
-// fromAPIError maps an HTTP error response. The error code and type in the
-// body are the better signal (a 429 is a rate limit, unless its code says
-// the quota is spent, which no retry fixes); the status is the fallback for
-// bodies without them (proxies, gateways).
-func fromAPIError(e *sdk.Error) *llm.Error {
-	body := e.RawJSON()
-	if body == "" && e.Response != nil && e.Response.Body != nil {
-		// Not the API's error JSON: the SDK put the raw body back for
-		// diagnostics, and a proxy's text says more than a status line.
-		b, _ := io.ReadAll(io.LimitReader(e.Response.Body, 4096))
-		body = strings.TrimSpace(string(b))
-	}
+	code, typ, msg := string(e.Code), string(e.Type), string(e.Message)
 	out := &llm.Error{
-		Kind:       errorKind(e.Code, e.Type, e.Message, e.StatusCode),
-		StatusCode: e.StatusCode,
-		Message:    errorMessage(e.Code, e.Type, e.Message, body),
-		Err:        e,
+		Kind:       errorKind(code, typ, msg, se.StatusCode),
+		StatusCode: se.StatusCode,
+		Message:    errorMessage(code, typ, msg, raw),
+		RetryAfter: retryAfter(se.Header, se.StatusCode, time.Now()),
+		Err:        se,
 	}
 	if out.Message == "" {
-		out.Message = http.StatusText(e.StatusCode)
+		out.Message = http.StatusText(se.StatusCode)
 	}
-	if e.Response != nil {
-		if id := e.Response.Header.Get("X-Request-Id"); id != "" {
-			// Support asks for it.
-			out.Message += " (request-id " + id + ")"
-		}
-		out.RetryAfter = retryAfter(e.Response.Header, e.StatusCode, time.Now())
+	if id := se.Header.Get("X-Request-Id"); id != "" {
+		// Support asks for it.
+		out.Message += " (request-id " + id + ")"
 	}
 	return out
 }
@@ -124,33 +85,23 @@ func streamError(event, code, typ, message, raw string) *llm.Error {
 	}
 }
 
-// fromErrorChunk maps a data line whose top-level "error" is an object
-// (code, type, message) or a plain string.
-func fromErrorChunk(se *ssestream.StreamError) *llm.Error {
-	var chunk struct {
-		Error json.RawMessage `json:"error"`
-	}
+// fromErrorChunk maps a data line whose top-level "error" member (errJSON)
+// is an object (code, type, message) or a plain string: the form Chat
+// Completions and many proxies use.
+func fromErrorChunk(ev wire.Event, errJSON json.RawMessage) *llm.Error {
 	var e struct {
 		Code    json.RawMessage `json:"code"` // a string, or a number on some proxies
 		Type    string          `json:"type"`
 		Message string          `json:"message"`
 	}
-	if json.Unmarshal(se.Event.Data, &chunk) == nil {
-		if json.Unmarshal(chunk.Error, &e) != nil {
-			_ = json.Unmarshal(chunk.Error, &e.Message)
-		}
+	if json.Unmarshal(errJSON, &e) != nil {
+		_ = json.Unmarshal(errJSON, &e.Message)
 	}
 	code := strings.Trim(string(e.Code), `"`)
 	if code == "null" {
 		code = ""
 	}
-	event := se.Event.Type
-	if event == "" {
-		event = "error chunk"
-	}
-	out := streamError(event, code, e.Type, e.Message, strings.TrimSpace(string(se.Event.Data)))
-	out.Err = fmt.Errorf("%w: %w", out.Err, se)
-	return out
+	return streamError(cmp.Or(ev.Type, "error chunk"), code, e.Type, e.Message, strings.TrimSpace(string(ev.Data)))
 }
 
 // errorKind classifies an error by its code, then its type, then the HTTP
@@ -206,39 +157,25 @@ func codeKind(code string) (llm.ErrorKind, bool) {
 	return "", false
 }
 
+// statusKind classifies an HTTP status (http.StatusOK for errors inside a
+// stream, where an error of unknown code means the server gave up on the
+// response).
 func statusKind(status int) llm.ErrorKind {
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return llm.ErrAuth
-	case status == http.StatusTooManyRequests:
-		return llm.ErrRateLimit
-	case status == 529:
-		return llm.ErrOverloaded
-	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
-		return llm.ErrTimeout
-	case status == http.StatusConflict:
+	switch status {
+	case http.StatusOK:
+		return llm.ErrServer
+	case http.StatusConflict:
 		// A transient lock conflict on the API's side; the SDKs retry it.
 		return llm.ErrServer
-	case status >= 500:
-		return llm.ErrServer
-	case status >= 400:
-		return llm.ErrInvalid
-	case status == http.StatusOK:
-		// An error of unknown code inside a stream: the server gave up on
-		// the response.
-		return llm.ErrServer
 	}
-	return llm.ErrOther
+	return wire.StatusKind(status)
 }
 
 // errorMessage is the human-readable part of an error: "code: message",
 // else the start of the raw body.
 func errorMessage(code, typ, message, raw string) string {
 	if message == "" {
-		message = raw
-		if len(message) > 300 {
-			message = message[:300] + "…"
-		}
+		message = wire.Truncate(raw, 300)
 	}
 	if message == "" {
 		return ""
@@ -252,46 +189,12 @@ func errorMessage(code, typ, message, raw string) string {
 	return message
 }
 
-// maxRetryAfter caps a parsed delay, so an absurd header cannot overflow a
-// time.Duration.
-const maxRetryAfter = 24 * time.Hour
-
-// retryAfter parses the server's requested delay: retry-after-ms, or
-// Retry-After in seconds or as an HTTP date. A 429 without either falls back
-// on OpenAI's x-ratelimit-reset-* header of the exhausted limit ("1s",
-// "6m0s"). Absent or unparseable headers give 0.
+// retryAfter is the server's requested delay (wire.RetryAfter). A 429
+// without one falls back on OpenAI's x-ratelimit-reset-* header of the
+// exhausted limit.
 func retryAfter(h http.Header, status int, now time.Time) time.Duration {
-	if h == nil {
-		return 0
+	if d, ok := wire.RetryAfter(h, now); ok || status != http.StatusTooManyRequests {
+		return d
 	}
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(min(ms, float64(maxRetryAfter/time.Millisecond)) * float64(time.Millisecond))
-		}
-	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			if !(s > 0) { // also rejects NaN
-				return 0
-			}
-			return time.Duration(min(s, maxRetryAfter.Seconds()) * float64(time.Second))
-		}
-		if t, err := http.ParseTime(v); err == nil && t.After(now) {
-			return min(t.Sub(now), maxRetryAfter)
-		}
-		return 0
-	}
-	if status != http.StatusTooManyRequests {
-		return 0
-	}
-	var d time.Duration
-	for _, limit := range []string{"requests", "tokens"} {
-		if h.Get("X-Ratelimit-Remaining-"+limit) != "0" {
-			continue
-		}
-		if v, err := time.ParseDuration(h.Get("X-Ratelimit-Reset-" + limit)); err == nil && v > d {
-			d = v
-		}
-	}
-	return min(d, maxRetryAfter)
+	return wire.RateLimitReset(h)
 }

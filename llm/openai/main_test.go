@@ -1,19 +1,24 @@
 package openai
 
 import (
+	"cmp"
 	"encoding/json"
+	"flag"
 	"fmt"
-	"iter"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 	"github.com/novacode/nova/llm/llmtest"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // TestMain fails the package if any test leaves a goroutine behind: an
 // abandoned stream would keep its connection's reader goroutine alive.
@@ -21,38 +26,31 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// newTestClient returns a Client for srv with its own transport, whose idle
-// connections are closed at cleanup so that goleak sees no keep-alive
-// goroutines.
-func newTestClient(t testing.TB, srv *httptest.Server, opts Options) *Client {
-	t.Helper()
-	tr := &http.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	if opts.BaseURL == "" {
-		opts.BaseURL = srv.URL + "/v1"
-	}
-	if opts.APIKey == "" {
-		opts.APIKey = "test-key"
-	}
-	opts.HTTPClient = &http.Client{Transport: tr}
+// newTestClient returns a Client for the server at serverURL (its API under
+// /v1) with its own transport, whose idle connections are closed at cleanup
+// so that goleak sees no keep-alive goroutines.
+func newTestClient(t testing.TB, serverURL string, opts Options) *Client {
+	opts.BaseURL = cmp.Or(opts.BaseURL, serverURL+"/v1")
+	opts.APIKey = cmp.Or(opts.APIKey, "test-key")
+	opts.HTTPClient = llmtest.HTTPClient(t)
 	return New(opts)
 }
 
-// sseHandler serves body as an event stream.
-func sseHandler(body []byte) http.HandlerFunc { return llmtest.SSEHandler(body) }
+var simpleRequest = llmtest.Hi("gpt-5")
 
-// collect drains seq and checks the iterator contract (llmtest.Collect).
-func collect(t testing.TB, seq iter.Seq2[llm.StreamEvent, error]) ([]llm.StreamEvent, error) {
-	t.Helper()
-	return llmtest.Collect(t, seq)
-}
-
-// render prints events one per line for golden files (llmtest.Golden).
-// Thinking carries its origin and item; encrypted reasoning is shortened to
-// its start and length: it is opaque, and the conformance test compares it
-// with the recording in full.
-func render(events []llm.StreamEvent) string {
-	g := &llmtest.Golden{ToolDeltaID: true, Thinking: func(g *llmtest.Golden, e llm.ThinkingDelta) {
+// adapter is this package as the shared conformance suite sees it: only
+// what the Responses protocol does its own way.
+var adapter = llmtest.Adapter{
+	Recordings: []string{"../testdata/providers/openai-responses"},
+	New: func(t testing.TB, serverURL string, timeout time.Duration) llm.Client {
+		return newTestClient(t, serverURL, Options{RequestTimeout: timeout})
+	},
+	Request: simpleRequest,
+	Origin:  llm.OriginOpenAIResponses,
+	// Thinking carries its item; encrypted reasoning is shortened to its
+	// start and length: it is opaque, and checkRecording compares it with
+	// the recording in full.
+	Thinking: func(g *llmtest.Golden, e llm.ThinkingDelta) {
 		h := fmt.Sprintf(" origin=%s item=%s", e.Origin, e.ItemID)
 		if e.Text != "" {
 			g.Delta("thinking", e.Index, h, e.Text)
@@ -66,8 +64,51 @@ func render(events []llm.StreamEvent) string {
 		if e.Text == "" && e.Redacted == "" && e.Signature == "" {
 			g.Line("thinking_empty[%d]%s", e.Index, h)
 		}
-	}}
-	return g.Render(events)
+	},
+	ToolDeltaID:          true,
+	CheckRecording:       checkRecording,
+	RequestFromRecording: requestFromRecording,
+	Deliberate:           deliberate,
+	Requests:             map[string]*llm.Request{"fullRequest": fullRequest()},
+	Invalid: map[string]*llm.Request{
+		"image from the assistant": {Messages: []llm.Message{{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockImage, MediaType: "image/png", Data: "x"}}}}},
+	},
+	Faults: llmtest.StreamFaults{
+		TimeoutCause: wire.ErrRequestTimeout,
+		First:        sseCreated + sseText,
+		Head:         sseCreated, Tail: okStream,
+		Truncated: "stream ended before response.completed",
+	},
+	Cache: llmtest.CacheSuite{
+		Response: okStream,
+		NewClients: func(seed uint64, cached, uncached http.RoundTripper) (llm.Client, llm.Client) {
+			plain := captureClient(uncached)
+			plain.cache = nil
+			return captureClient(cached), plain
+		},
+		Fresh: func(c llm.Client) []bool { return c.(*Client).cache.Fresh() },
+		// Every message of the Responses API encodes alone.
+		Decorated: func([]llm.Message) int { return -1 },
+	},
+	Garbage: []string{
+		"data: {\"type\":\"response.completed\"}\n\n",
+		"data: {\"type\":\"response.completed\",\"response\":null}\n\n",
+		"data: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":\"many\"}}}\n\n",
+		"data: {\"type\":\"response.incomplete\",\"response\":{\"output\":[{\"type\":\"function_call\"}]}}\n\n",
+		"data: {\"type\":\"response.output_item.added\",\"output_index\":-5,\"item\":{\"type\":\"function_call\"}}\n\n" +
+			"data: {\"type\":\"response.function_call_arguments.done\",\"output_index\":-5}\n\n" +
+			"data: {\"type\":\"response.function_call_arguments.done\",\"output_index\":-5}\n\n",
+		"data: {\"type\":\"response.output_item.done\",\"output_index\":9223372036854775807,\"item\":{\"type\":\"reasoning\",\"summary\":[{\"text\":1}]}}\n\n",
+		"data: {\"type\":\"response.failed\",\"response\":{\"error\":{\"code\":7}}}\n\n",
+		"data: {\"type\":\"error\"}\n\n",
+		strings.Repeat("data: {\"type\":\"response.output_text.delta\",\"delta\":\"x\"}\n\n", 1000),
+	},
+}
+
+// captureClient returns a Client whose requests go to rt instead of a
+// network, at the default endpoint.
+func captureClient(rt http.RoundTripper) *Client {
+	return New(Options{APIKey: "test-key", HTTPClient: &http.Client{Transport: rt}})
 }
 
 // abbrev shortens an opaque string to its start and length.

@@ -50,7 +50,7 @@ func TestContextWindowFromModelsList(t *testing.T) {
 		_, _ = w.Write([]byte(modelsList))
 	}))
 	defer srv.Close()
-	c := newTestClient(t, srv, Options{APIKey: "sk-local"})
+	c := newTestClient(t, srv.URL, Options{APIKey: "sk-local"})
 	tests := map[string]int{
 		"qwen3-coder":         262144,
 		"openai/gpt-oss-120b": 131072,
@@ -86,7 +86,7 @@ func TestContextWindowErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(tt.handler)
 			defer srv.Close()
-			n, err := newTestClient(t, srv, Options{}).ContextWindow(context.Background(), "m")
+			n, err := newTestClient(t, srv.URL, Options{}).ContextWindow(context.Background(), "m")
 			if tt.kind == "" {
 				if n != 0 || err != nil {
 					t.Errorf("%d, %v; want 0, nil", n, err)
@@ -104,7 +104,7 @@ func TestContextWindowErrors(t *testing.T) {
 	cancel()
 	srv := httptest.NewServer(errorHandler(200, nil, modelsList))
 	defer srv.Close()
-	if _, err := newTestClient(t, srv, Options{}).ContextWindow(ctx, "m"); !errors.Is(err, context.Canceled) {
+	if _, err := newTestClient(t, srv.URL, Options{}).ContextWindow(ctx, "m"); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }

@@ -1,25 +1,15 @@
 package openai
 
 import (
-	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/novacode/nova/llm/llmtest"
 )
 
 // sse builds a stream body from data payloads, naming each event after its
 // type as the API does.
-func sse(datas ...string) []byte {
-	var b strings.Builder
-	for _, d := range datas {
-		typ := d[strings.Index(d, `"type":"`)+8:]
-		typ = typ[:strings.IndexByte(typ, '"')]
-		b.WriteString("event: " + typ + "\ndata: " + d + "\n\n")
-	}
-	return []byte(b.String())
-}
+var sse = llmtest.TypedEvents
 
 const (
 	evCreated   = `{"type":"response.created","response":{"model":"gpt-x","status":"in_progress","output":[]}}`
@@ -205,19 +195,9 @@ func TestNormalize(t *testing.T) {
 			want: "end stop=end_turn model=gpt-x-2025 usage=in:0 out:0 cache_read:0 cache_write:0\n",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(sseHandler(sse(tt.events...)))
-			defer srv.Close()
-			c := newTestClient(t, srv, Options{})
-			events, err := collect(t, c.Stream(context.Background(), simpleRequest))
-			if err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-			if diff := cmp.Diff(tt.want, render(events)); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-			checkInvariants(t, events, !tt.invalidJSON)
-		})
+	cases := make([]llmtest.StreamCase, len(tests))
+	for i, tt := range tests {
+		cases[i] = llmtest.StreamCase{Name: tt.name, Body: sse(tt.events...), Want: tt.want, Lax: tt.invalidJSON}
 	}
+	adapter.Streams(t, cases)
 }

@@ -1,6 +1,5 @@
 // Package openai is the llm.Client adapter for the OpenAI Responses API
-// (POST /v1/responses with stream: true), over the official SDK
-// (github.com/openai/openai-go/v3).
+// (POST /v1/responses with stream: true).
 //
 // The adapter is stateless: every call sends store: false and the whole
 // history as input items, so the agent's own transcript stays the single
@@ -12,32 +11,29 @@
 //
 // The server-sent events are normalized into llm.StreamEvent values and every
 // failure comes out as an *llm.Error (or the caller's context error), so
-// nothing of the Responses wire format leaks past this package. The SDK does
-// no retries here: llm.WithRetry owns that decision one level up.
+// nothing of the Responses wire format leaks past this package. Nothing is
+// retried here: llm.WithRetry owns that decision one level up.
+//
+// Requests and events are encoded and decoded with this package's own
+// structs, and sent with llm/internal/wire, rather than through the official
+// SDK: its reflective types cost several times the time per event, and with
+// them the SDK made up a tenth of the binary.
 package openai
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"iter"
 	"net/http"
-	"net/url"
 	"os"
-	"strings"
 	"time"
 
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
-
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // DefaultBaseURL is the production API. Base URLs include the version
-// segment: the SDK appends "responses" and "models" to them.
+// segment: "responses" and "models" are appended to them.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
 // Options configures a Client. The zero value talks to the production API
@@ -61,9 +57,9 @@ type Options struct {
 }
 
 // OptionsFromEnv reads OPENAI_API_KEY and OPENAI_BASE_URL. It is the only
-// place this package looks at the environment: New never lets the SDK read
-// it (no OPENAI_ORG_ID, OPENAI_PROJECT_ID or OPENAI_CUSTOM_HEADERS behind
-// the caller's back), so explicit Options always win.
+// place this package looks at the environment (no OPENAI_ORG_ID,
+// OPENAI_PROJECT_ID or OPENAI_CUSTOM_HEADERS behind the caller's back), so
+// explicit Options always win.
 func OptionsFromEnv() Options {
 	return Options{
 		APIKey:  os.Getenv("OPENAI_API_KEY"),
@@ -73,79 +69,19 @@ func OptionsFromEnv() Options {
 
 // Client streams Responses API calls. It is safe for concurrent use.
 type Client struct {
-	responses      responses.ResponseService
-	models         sdk.ModelService
-	baseURL        *url.URL
-	requestTimeout time.Duration
-	// configErr is a problem with Options found by New; every call reports it
-	// instead of sending a request.
-	configErr error
-	// cache keeps the encoding of the latest request's messages (cache.go);
-	// nil encodes every message on every call.
-	cache *encodingCache
-	// sdk posts the bodies built from the cache (see newStreaming).
-	sdk sdk.Client
+	ep wire.Endpoint
+	// cache keeps the encoding of the latest request's messages; nil
+	// encodes every message on every call.
+	cache *wire.Cache[struct{}]
 }
 
 var _ llm.Client = (*Client)(nil)
 
 // New returns a Client for opts.
 func New(opts Options) *Client {
-	c := &Client{requestTimeout: opts.RequestTimeout, cache: &encodingCache{}}
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		// The SDK would only report a bad URL on the first request, as an
-		// untyped error; check it here so it surfaces as a config problem.
-		c.configErr = &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("invalid OpenAI base URL %q", opts.BaseURL), Err: err}
-	}
-	c.baseURL = u
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = defaultHTTPClient()
-	}
-	// The services are built directly rather than through sdk.NewClient,
-	// which reads OPENAI_* variables (base URL, key, organization, project,
-	// custom headers) and has no public switch to stop it. Services read
-	// nothing from the environment, so every setting below is explicit.
-	sdkOpts := []option.RequestOption{
-		option.WithHTTPClient(hc),
-		// Retries belong to llm.WithRetry, which knows whether anything was
-		// already yielded; the SDK would retry blindly (and sleep out any
-		// Retry-After up to two minutes).
-		option.WithMaxRetries(0),
-	}
-	if c.configErr == nil {
-		sdkOpts = append(sdkOpts, option.WithBaseURL(base))
-	}
-	if opts.APIKey != "" {
-		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
-	}
-	c.responses = responses.NewResponseService(sdkOpts...)
-	// Only Client.Post is used, which relies on nothing but Options.
-	c.sdk = sdk.Client{Options: sdkOpts}
-	c.models = sdk.NewModelService(sdkOpts...)
-	return c
+	opts.BaseURL = cmp.Or(opts.BaseURL, DefaultBaseURL)
+	return &Client{ep: wire.NewEndpoint("openai", "OpenAI", wire.Options(opts)), cache: &wire.Cache[struct{}]{}}
 }
-
-// defaultHTTPClient mirrors the SDK's own default: a response-header timeout
-// catches a server that accepts the connection and never answers, while the
-// body (the stream) stays unbounded.
-func defaultHTTPClient() *http.Client {
-	if t, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = 10 * time.Minute
-		return &http.Client{Transport: t}
-	}
-	return &http.Client{}
-}
-
-// errRequestTimeout is the cancellation cause when Options.RequestTimeout
-// expires before the response starts.
-var errRequestTimeout = errors.New("openai: no response within the request timeout")
 
 // Stream sends req and yields its normalized events. See llm.Client for the
 // contract: it stops as soon as yield returns false, yields at most one error
@@ -153,73 +89,37 @@ var errRequestTimeout = errors.New("openai: no response within the request timeo
 // returning.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
-		if c.configErr != nil {
-			yield(nil, c.configErr)
-			return
-		}
-		if req == nil {
-			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
-			return
-		}
-		params, body, err := c.prepare(req)
+		call, err := c.ep.Begin(ctx, req)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		if err := ctx.Err(); err != nil {
-			yield(nil, fmt.Errorf("openai: %w", err))
+		defer call.End()
+		body, err := c.requestBody(req)
+		if err != nil {
+			yield(nil, err)
 			return
 		}
-
-		// callCtx lets RequestTimeout cancel the wait for the response with
-		// a recognisable cause, without putting a deadline on the stream.
-		// (The SDK's own WithRequestTimeout would also cut the body.)
-		callCtx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		var timer *time.Timer
-		if c.requestTimeout > 0 {
-			timer = time.AfterFunc(c.requestTimeout, func() { cancel(errRequestTimeout) })
+		// Do returns once the response headers arrived; the body is read
+		// lazily.
+		res, err := c.ep.HTTP.Do(call.Context(), http.MethodPost, "responses", body, "text/event-stream")
+		call.Responded()
+		if err != nil {
+			yield(nil, call.Classify(err, false, fromHTTPError))
+			return
 		}
-		// NewStreaming returns once the response headers arrived; the body
-		// is read lazily by Next.
-		stream := c.newStreaming(callCtx, params, body)
-		if timer != nil {
-			timer.Stop()
-		}
-		defer stream.Close()
+		defer res.Body.Close()
 
+		src := wire.NewSSE(res.Body)
 		var n normalizer
-		for stream.Next() {
-			// Events may already sit in the read buffer when ctx ends; the
-			// contract is to stop at once, not when the socket notices.
-			if err := ctx.Err(); err != nil {
-				yield(nil, fmt.Errorf("openai: %w", err))
-				return
-			}
-			cur := stream.Current()
-			end, err := n.handle(&cur)
-			for _, ev := range n.out {
-				if !yield(ev, nil) {
-					return
-				}
-			}
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if end {
-				// Nothing may follow StreamEnd, so stop reading here rather
-				// than wait for the server to close the body.
-				return
-			}
-		}
-		if err := stream.Err(); err != nil {
-			yield(nil, classify(ctx, callCtx, err, n.started, c.requestTimeout))
+		if wire.Pump(call, src, n.handle, yield) {
 			return
 		}
-		// The body ended cleanly but the response did not: a proxy or
-		// server that closed the connection early.
-		yield(nil, &llm.Error{Kind: llm.ErrBrokenStream, Message: "stream ended before response.completed", Err: io.ErrUnexpectedEOF})
+		if err := src.Err(); err != nil {
+			yield(nil, call.Classify(err, n.started, fromHTTPError))
+			return
+		}
+		yield(nil, wire.Unfinished("response.completed"))
 	}
 }
 
@@ -230,58 +130,24 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 // api.openai.com it returns 0 without a network call (the llm catalog knows
 // those models). Other endpoints behind OPENAI_BASE_URL (vLLM, OpenRouter,
 // LM Studio, gateways) often do say: their GET /models list is searched for
-// model and the first positive context_window, context_length,
-// max_context_length or max_model_len field of its entry is returned. An
-// endpoint without a models list (404, 405, 501) or without the model in it
-// gives 0, nil; other failures are reported as *llm.Error.
+// model (wire.HTTP.ListedWindow). An endpoint without a models list or
+// without the model in it gives 0, nil; other failures are reported as
+// *llm.Error.
 func (c *Client) ContextWindow(ctx context.Context, model string) (int, error) {
-	if c.configErr != nil {
-		return 0, c.configErr
+	if c.ep.ConfigErr != nil {
+		return 0, c.ep.ConfigErr
 	}
-	if strings.EqualFold(c.baseURL.Hostname(), "api.openai.com") {
+	if c.ep.HTTP.Host("api.openai.com") {
 		return 0, nil
 	}
-	callCtx := ctx
-	if c.requestTimeout > 0 {
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeoutCause(ctx, c.requestTimeout, errRequestTimeout)
-		defer cancel()
-	}
-	page, err := c.models.List(callCtx)
+	call, err := wire.Start(ctx, c.ep.Name, c.ep.RequestTimeout)
 	if err != nil {
-		var apiErr *sdk.Error
-		if errors.As(err, &apiErr) {
-			switch apiErr.StatusCode {
-			case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
-				return 0, nil
-			}
-		}
-		return 0, classify(ctx, callCtx, err, false, c.requestTimeout)
+		return 0, err
 	}
-	for i := range page.Data {
-		if page.Data[i].ID == model {
-			return contextLength(page.Data[i].RawJSON()), nil
-		}
+	defer call.End()
+	w, err := c.ep.HTTP.ListedWindow(call.Context(), model)
+	if err != nil {
+		return 0, call.Classify(err, false, fromHTTPError)
 	}
-	return 0, nil
-}
-
-// contextLength reads the context size a models-list entry reports under
-// any of the names OpenAI-compatible servers use.
-func contextLength(raw string) int {
-	var m struct {
-		ContextWindow    json.Number `json:"context_window"`
-		ContextLength    json.Number `json:"context_length"`
-		MaxContextLength json.Number `json:"max_context_length"`
-		MaxModelLen      json.Number `json:"max_model_len"`
-	}
-	if json.Unmarshal([]byte(raw), &m) != nil {
-		return 0
-	}
-	for _, v := range []json.Number{m.ContextWindow, m.ContextLength, m.MaxContextLength, m.MaxModelLen} {
-		if n, err := v.Int64(); err == nil && n > 0 && n < 1<<31 {
-			return int(n)
-		}
-	}
-	return 0
+	return w, nil
 }

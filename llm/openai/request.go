@@ -2,17 +2,12 @@ package openai
 
 import (
 	"bytes"
-	"context"
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"net/http"
-
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/responses"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 const (
@@ -25,90 +20,127 @@ const (
 	errorPrefix = "Error: "
 )
 
-// buildParams translates req into the SDK's request parameters, input items
-// included. It is the uncached path; Client.prepare builds the same bytes from
-// the encoding cache.
+// request is the body of POST /responses, encoded with encoding/json from
+// these structs rather than the SDK's parameter types, whose reflective
+// encoder and union types cost time per request and a tenth of the binary.
+// The fields are in the order the SDK wrote them, and strings are escaped
+// as it did them (<, > and & verbatim), so bodies did not change with it.
+type request struct {
+	// Instructions carries the system prompt: the Responses way (rather than
+	// a system/developer input item), and the API picks the right role for
+	// the model.
+	Instructions    string `json:"instructions,omitempty"`
+	MaxOutputTokens int    `json:"max_output_tokens,omitempty"`
+	// Store is always false: stateless by design, the agent keeps the
+	// history, and a stored response would be data retained for nothing.
+	Store   bool     `json:"store"`
+	Include []string `json:"include,omitempty"`
+	// Input holds the input items (messageItem, functionCall,
+	// functionCallOutput, reasoningItem), never null.
+	Input     []any             `json:"input"`
+	Model     string            `json:"model"`
+	Reasoning *reasoning        `json:"reasoning,omitempty"`
+	Tools     []json.RawMessage `json:"tools,omitempty"`
+	Stream    bool              `json:"stream"`
+}
+
+type reasoning struct {
+	Effort  string `json:"effort"`
+	Summary string `json:"summary"`
+}
+
+// messageItem is an easy-input message: Content is a string (assistant
+// text) or []contentPart (user text and images).
+type messageItem struct {
+	Content any    `json:"content"`
+	Role    string `json:"role"`
+}
+
+type contentPart struct {
+	Detail   string `json:"detail,omitempty"`
+	ImageURL string `json:"image_url,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Type     string `json:"type"`
+}
+
+type functionCall struct {
+	Arguments string `json:"arguments"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+}
+
+type functionCallOutput struct {
+	Output string `json:"output"`
+	CallID string `json:"call_id"`
+	Type   string `json:"type"`
+}
+
+type reasoningItem struct {
+	ID               string        `json:"id"`
+	Summary          []summaryPart `json:"summary"` // required, even empty
+	EncryptedContent string        `json:"encrypted_content"`
+	Type             string        `json:"type"`
+}
+
+type summaryPart struct {
+	Text string `json:"text"`
+	Type string `json:"type"`
+}
+
+// buildBody encodes req as a streaming Responses request, input items
+// included. It is the uncached path; Client.requestBody builds the same
+// bytes from the encoding cache.
 //
 // The body is a pure function of req: store is false, the whole history is
 // sent as input items every call, and nothing varies between two calls with
 // the same history (no item ids for messages, no timestamps), so OpenAI's
 // automatic prefix caching hits on everything but the newest turn.
-func buildParams(req *llm.Request) (responses.ResponseNewParams, error) {
-	p, err := buildEnvelope(req)
+func buildBody(req *llm.Request) ([]byte, error) {
+	r, err := envelope(req)
 	if err != nil {
-		return p, err
+		return nil, err
 	}
-	items, err := inputItems(req.Messages)
-	if err != nil {
-		return p, err
-	}
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
-	return p, nil
-}
-
-// buildEnvelope translates everything of req but its messages.
-func buildEnvelope(req *llm.Request) (responses.ResponseNewParams, error) {
-	p := responses.ResponseNewParams{
-		Model: shared.ResponsesModel(req.Model),
-		// Stateless by design: the agent keeps the history, and a stored
-		// response would be data retained for nothing.
-		Store: param.NewOpt(false),
-	}
-	if req.System != "" {
-		// instructions rather than a system/developer input item: it is the
-		// Responses way, and the API picks the right role for the model.
-		p.Instructions = param.NewOpt(req.System)
-	}
-	if req.MaxTokens > 0 {
-		// The API rejects a limit below its minimum rather than apply it;
-		// a few tokens more is the closer outcome to what was asked.
-		p.MaxOutputTokens = param.NewOpt(int64(max(req.MaxTokens, minOutputTokens)))
-	}
-	if t := req.Thinking; t != nil {
-		effort := t.Effort
-		if effort == "" {
-			effort = defaultEffort
-		}
-		p.Reasoning = shared.ReasoningParam{
-			Effort:  shared.ReasoningEffort(effort),
-			Summary: shared.ReasoningSummaryAuto,
-		}
-		// With store: false the reasoning of one turn reaches the next only
-		// as its encrypted content.
-		p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
-	}
-
-	if len(req.Tools) > 0 {
-		p.Tools = make([]responses.ToolUnionParam, len(req.Tools))
-		for i := range req.Tools {
-			raw, err := toolJSON(&req.Tools[i])
-			if err != nil {
-				return p, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("tool %q: %v", req.Tools[i].Name, err), Err: err}
-			}
-			p.Tools[i] = param.Override[responses.ToolUnionParam](raw)
-		}
-	}
-	return p, nil
-}
-
-// inputItems flattens the conversation into Responses input items, in order.
-// Messages hold only text and images; reasoning, function calls and their
-// outputs are items of their own between them.
-func inputItems(msgs []llm.Message) (responses.ResponseInputParam, error) {
-	items := make(responses.ResponseInputParam, 0, 2*len(msgs))
-	for i := range msgs {
-		var err error
-		if items, err = messageItems(items, i, &msgs[i]); err != nil {
+	for i := range req.Messages {
+		if r.Input, err = messageItems(r.Input, i, &req.Messages[i]); err != nil {
 			return nil, err
 		}
 	}
-	return items, nil
+	return wire.AppendJSON(nil, &r)
 }
 
-// messageItems appends the items of message i. They depend on the message
-// alone (not on its position, the model or any other setting): the encoding
-// cache relies on it.
-func messageItems(items responses.ResponseInputParam, i int, m *llm.Message) (responses.ResponseInputParam, error) {
+// envelope translates everything of req but its messages.
+func envelope(req *llm.Request) (request, error) {
+	r := request{Model: req.Model, Instructions: req.System, Input: []any{}, Stream: true}
+	if req.MaxTokens > 0 {
+		// The API rejects a limit below its minimum rather than apply it;
+		// a few tokens more is the closer outcome to what was asked.
+		r.MaxOutputTokens = max(req.MaxTokens, minOutputTokens)
+	}
+	if t := req.Thinking; t != nil {
+		r.Reasoning = &reasoning{Effort: cmp.Or(t.Effort, defaultEffort), Summary: "auto"}
+		// With store: false the reasoning of one turn reaches the next only
+		// as its encrypted content.
+		r.Include = []string{"reasoning.encrypted_content"}
+	}
+	if len(req.Tools) > 0 {
+		r.Tools = make([]json.RawMessage, len(req.Tools))
+		for i := range req.Tools {
+			raw, err := toolJSON(&req.Tools[i])
+			if err != nil {
+				return r, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("tool %q: %v", req.Tools[i].Name, err), Err: err}
+			}
+			r.Tools[i] = raw
+		}
+	}
+	return r, nil
+}
+
+// messageItems appends the items of message i. Messages hold only text and
+// images; reasoning, function calls and their outputs are items of their
+// own between them. They depend on the message alone (not on its position,
+// the model or any other setting): the encoding cache relies on it.
+func messageItems(items []any, i int, m *llm.Message) ([]any, error) {
 	if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant {
 		err := fmt.Errorf("unknown role %q", m.Role)
 		return nil, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
@@ -120,127 +152,67 @@ func messageItems(items responses.ResponseInputParam, i int, m *llm.Message) (re
 	return items, nil
 }
 
-// spliceMarker stands for the input items in the envelope the SDK encodes;
-// the cached items replace it. Inside a JSON string every quote is escaped,
-// so the marker (quotes included) can only appear as a whole string value:
-// if a tool schema holds it too, prepare falls back to the uncached path.
+// spliceMarker stands for the input items in the encoded envelope; the
+// cached items replace it. Inside a JSON string every quote is escaped, so
+// the marker (quotes included) can only appear as a whole string value: if
+// a tool schema holds it too, requestBody falls back to the uncached path.
 var spliceMarker = json.RawMessage(`"nova-request-splice-point"`)
 
-// streamField ends every body: NewStreaming adds "stream":true to the
-// encoded parameters (with sjson, which appends a missing key at the end).
-const streamField = `,"stream":true}`
-
-// prepare returns the parameters for req and, when the Client caches
-// encodings, the finished request body built from the cache; with a nil body
-// the parameters are complete and NewStreaming encodes them.
+// requestBody encodes req for c, reusing the cached encoding of every
+// message that is unchanged since the latest request.
 //
-// The body is byte-identical to what NewStreaming sends for buildParams(req):
-// the envelope is the SDK's encoding with a marker for the input array, each
-// item is the SDK's encoding of that item (which its encoder copies verbatim
-// into the array), and "stream":true ends it as the SDK's sjson step would.
-// It is built with one allocation, a copy of each cached message's items
-// into it being the only work proportional to the history.
-func (c *Client) prepare(req *llm.Request) (responses.ResponseNewParams, []byte, error) {
+// The body is byte-identical to buildBody's: the envelope is encoded with a
+// marker in place of the input items, and each message's items are encoded
+// alone by the same encoder with the same options, which writes them exactly
+// as it would inside the array.
+func (c *Client) requestBody(req *llm.Request) ([]byte, error) {
 	if c.cache == nil {
-		p, err := buildParams(req)
-		return p, nil, err
+		return buildBody(req)
 	}
-	p, err := buildEnvelope(req)
+	r, err := envelope(req)
 	if err != nil {
-		return p, nil, err
+		return nil, err
 	}
-	entries, size, err := c.encodeMessages(req.Messages)
+	enc, err := c.cache.Encode(req.Messages, codec{})
 	if err != nil {
-		return p, nil, err
+		return nil, err
 	}
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{
-		param.Override[responses.ResponseInputItemUnionParam](spliceMarker),
-	}}
-	env, err := p.MarshalJSON()
-	p.Input = responses.ResponseNewParamsInputUnion{}
+	r.Input = []any{spliceMarker}
+	env, err := wire.AppendJSON(nil, &r)
 	if err != nil {
-		return p, nil, &llm.Error{Kind: llm.ErrInvalid, Message: "encoding request: " + err.Error(), Err: err}
+		return nil, err
 	}
-	at := bytes.Index(env, spliceMarker)
-	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) || !bytes.HasSuffix(env, []byte("}")) {
-		p, err := buildParams(req)
-		return p, nil, err
+	body, ok := wire.Splice(env, spliceMarker, enc.Size, enc.Parts(), 0)
+	if !ok {
+		return buildBody(req)
 	}
-	body := make([]byte, 0, len(env)-len(spliceMarker)+size+len(streamField))
-	body = append(body, env[:at]...)
-	first := true
-	for i := range entries {
-		if len(entries[i].enc) == 0 {
-			continue
-		}
-		if !first {
-			body = append(body, ',')
-		}
-		first = false
-		body = append(body, entries[i].enc...)
-	}
-	body = append(body, env[at+len(spliceMarker):len(env)-1]...)
-	body = append(body, streamField...)
-	return p, body, nil
+	return body, nil
 }
 
-// newStreaming starts the call. A body from prepare is posted as it is:
-// NewStreaming would take it too (option.WithRequestBody), but would then
-// scan and copy all of it once more to add "stream":true.
-func (c *Client) newStreaming(ctx context.Context, p responses.ResponseNewParams, body []byte) *ssestream.Stream[responses.ResponseStreamEventUnion] {
-	if body == nil {
-		return c.responses.NewStreaming(ctx, p)
-	}
-	var raw *http.Response
-	err := c.sdk.Post(ctx, "responses", body, &raw)
-	return ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(raw), err)
-}
+// codec encodes single messages for the encoding cache: a message's input
+// items depend on nothing but the message.
+type codec struct{}
 
-// encodeMessages returns the encoded items of every message of msgs, taken
-// from the cache where the message is unchanged, and publishes them as the
-// cache's new content. size is their total length plus a separator each.
-func (c *Client) encodeMessages(msgs []llm.Message) (entries []cachedMessage, size int, err error) {
-	old := c.cache.load()
-	entries = make([]cachedMessage, len(msgs))
-	var items responses.ResponseInputParam
-	for i := range msgs {
-		m := &msgs[i]
-		if i < len(old) && old[i].snap.matches(m) {
-			entries[i] = old[i]
-		} else {
-			if items, err = messageItems(items[:0], i, m); err != nil {
-				return nil, 0, err
-			}
-			var enc []byte
-			for j := range items {
-				b, err := items[j].MarshalJSON()
-				if err != nil {
-					return nil, 0, &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("message %d: %v", i, err), Err: err}
-				}
-				if j > 0 {
-					enc = append(enc, ',')
-				}
-				enc = append(enc, b...)
-			}
-			entries[i] = cachedMessage{snap: snapshotOf(m), enc: enc}
-		}
-		size += len(entries[i].enc) + 1
+func (codec) Key(int, *wire.Entry[struct{}]) struct{} { return struct{}{} }
+func (codec) SameKey(_, _ struct{}) bool              { return true }
+
+func (codec) Encode(i int, m *llm.Message, _ struct{}) ([]byte, struct{}, error) {
+	items, err := messageItems(nil, i, m)
+	if err != nil {
+		return nil, struct{}{}, err
 	}
-	c.cache.store(entries)
-	return entries, size, nil
+	enc, err := wire.AppendElements(nil, items)
+	return enc, struct{}{}, err
 }
 
 // appendBlocks appends the items of one message. Consecutive user text and
 // image blocks share one user message item; an assistant text block is an
 // assistant message item of its own.
-func appendBlocks(items responses.ResponseInputParam, role llm.Role, blocks []llm.Block) (responses.ResponseInputParam, error) {
-	var parts responses.ResponseInputMessageContentListParam
+func appendBlocks(items []any, role llm.Role, blocks []llm.Block) ([]any, error) {
+	var parts []contentPart
 	flush := func() {
 		if len(parts) > 0 {
-			items = append(items, responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
-				Role:    responses.EasyInputMessageRoleUser,
-				Content: responses.EasyInputMessageContentUnionParam{OfInputItemContentList: parts},
-			}})
+			items = append(items, messageItem{Role: "user", Content: parts})
 			parts = nil
 		}
 	}
@@ -253,30 +225,23 @@ func appendBlocks(items responses.ResponseInputParam, role llm.Role, blocks []ll
 				continue
 			}
 			if role == llm.RoleUser {
-				parts = append(parts, responses.ResponseInputContentUnionParam{OfInputText: &responses.ResponseInputTextParam{Text: b.Text}})
+				parts = append(parts, contentPart{Type: "input_text", Text: b.Text})
 				continue
 			}
-			// The typed way to send earlier assistant output without its
-			// message id: an easy-input message with role assistant and
-			// string content. (A list would have to hold output_text parts,
-			// which the SDK only types for output messages, whose id and
-			// status are required.)
-			items = append(items, responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
-				Role:    responses.EasyInputMessageRoleAssistant,
-				Content: responses.EasyInputMessageContentUnionParam{OfString: param.NewOpt(b.Text)},
-			}})
+			// Earlier assistant output without its message id: an
+			// easy-input message with role assistant and string content. (A
+			// list would have to hold output_text parts of an output
+			// message, whose id and status are required.)
+			items = append(items, messageItem{Role: "assistant", Content: b.Text})
 		case llm.BlockImage:
 			if role != llm.RoleUser {
 				return nil, fmt.Errorf("block %d: image in an assistant message", i)
 			}
-			parts = append(parts, responses.ResponseInputContentUnionParam{OfInputImage: &responses.ResponseInputImageParam{
-				Detail:   responses.ResponseInputImageDetailAuto,
-				ImageURL: param.NewOpt("data:" + b.MediaType + ";base64," + b.Data),
-			}})
+			parts = append(parts, contentPart{Type: "input_image", Detail: "auto", ImageURL: "data:" + b.MediaType + ";base64," + b.Data})
 		case llm.BlockThinking:
 			flush()
-			if r := reasoningItem(b); r != nil {
-				items = append(items, responses.ResponseInputItemUnionParam{OfReasoning: r})
+			if r := reasoningItemOf(b); r != nil {
+				items = append(items, *r)
 			}
 		case llm.BlockRedactedThinking:
 			// Anthropic's redacted thinking has no Responses counterpart (and
@@ -284,21 +249,14 @@ func appendBlocks(items responses.ResponseInputParam, role llm.Role, blocks []ll
 			continue
 		case llm.BlockToolUse:
 			flush()
-			items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{
-				CallID:    b.ToolUseID,
-				Name:      b.ToolName,
-				Arguments: toolArguments(b.Input),
-			}})
+			items = append(items, functionCall{Type: "function_call", CallID: b.ToolUseID, Name: b.ToolName, Arguments: toolArguments(b.Input)})
 		case llm.BlockToolResult:
 			flush()
 			out := b.Content
 			if b.IsError {
 				out = errorPrefix + out
 			}
-			items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-				CallID: param.NewOpt(b.ToolUseID),
-				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(out)},
-			}})
+			items = append(items, functionCallOutput{Type: "function_call_output", CallID: b.ToolUseID, Output: out})
 		default:
 			return nil, fmt.Errorf("block %d: unsupported block type %q", i, b.Type)
 		}
@@ -307,7 +265,7 @@ func appendBlocks(items responses.ResponseInputParam, role llm.Role, blocks []ll
 	return items, nil
 }
 
-// reasoningItem returns the reasoning input item for a thinking block, or nil
+// reasoningItemOf returns the reasoning input item for a thinking block, or nil
 // when the block cannot be sent back here:
 //
 //   - thinking from another protocol (Anthropic's signed thinking, Chat
@@ -319,7 +277,7 @@ func appendBlocks(items responses.ResponseInputParam, role llm.Role, blocks []ll
 //     found".
 //
 // Dropping it only costs the model its earlier reasoning, which it can redo.
-func reasoningItem(b *llm.Block) *responses.ResponseReasoningItemParam {
+func reasoningItemOf(b *llm.Block) *reasoningItem {
 	if b.Origin != "" && b.Origin != llm.OriginOpenAIResponses {
 		return nil
 	}
@@ -328,15 +286,11 @@ func reasoningItem(b *llm.Block) *responses.ResponseReasoningItemParam {
 	if b.ItemID == "" || b.Signature == "" {
 		return nil
 	}
-	summary := []responses.ResponseReasoningItemSummaryParam{} // required, even empty
+	r := &reasoningItem{Type: "reasoning", ID: b.ItemID, Summary: []summaryPart{}, EncryptedContent: b.Signature}
 	if b.Text != "" {
-		summary = append(summary, responses.ResponseReasoningItemSummaryParam{Text: b.Text})
+		r.Summary = append(r.Summary, summaryPart{Type: "summary_text", Text: b.Text})
 	}
-	return &responses.ResponseReasoningItemParam{
-		ID:               b.ItemID,
-		Summary:          summary,
-		EncryptedContent: param.NewOpt(b.Signature),
-	}
+	return r
 }
 
 // toolArguments returns the arguments string of a function_call item. The
@@ -355,7 +309,7 @@ func toolArguments(in json.RawMessage) string {
 // Parameters field is a map, whose re-encoding reorders the schema's keys,
 // and the tool list must be byte-stable across calls for prompt caching.
 func toolJSON(t *llm.ToolSpec) (json.RawMessage, error) {
-	schema, err := parameters(t.InputSchema)
+	schema, err := wire.ObjectSchema(t.InputSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -380,34 +334,4 @@ func toolJSON(t *llm.ToolSpec) (json.RawMessage, error) {
 	// additionalProperties false, which general tool schemas are not.
 	b = append(b, `,"strict":false}`...)
 	return b, nil
-}
-
-// parameters returns the JSON Schema to send for a tool's input. The API
-// wants an object schema with "type": "object" at the top; a schema that
-// leaves it implicit gets it prepended, the rest untouched.
-func parameters(schema json.RawMessage) ([]byte, error) {
-	if len(bytes.TrimSpace(schema)) == 0 {
-		// A tool without parameters.
-		return []byte(`{"type":"object","properties":{}}`), nil
-	}
-	t := bytes.TrimLeft(schema, " \t\r\n")
-	if t[0] != '{' || !json.Valid(schema) {
-		return nil, fmt.Errorf("input schema is not a JSON object")
-	}
-	var top struct {
-		Type json.RawMessage `json:"type"`
-	}
-	if err := json.Unmarshal(schema, &top); err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	if top.Type != nil {
-		return schema, nil
-	}
-	rest := bytes.TrimLeft(t[1:], " \t\r\n")
-	fixed := make([]byte, 0, len(rest)+17)
-	fixed = append(fixed, `{"type":"object"`...)
-	if rest[0] != '}' {
-		fixed = append(fixed, ',')
-	}
-	return append(fixed, rest...), nil
 }

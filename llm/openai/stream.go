@@ -1,13 +1,14 @@
 package openai
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 
-	"github.com/openai/openai-go/v3/responses"
-
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // errProtocol is the cause of an event sequence the Responses protocol does
@@ -21,10 +22,75 @@ const (
 	itemFunction  = "function_call"
 )
 
-// normalizer turns Responses stream events, already decoded by the SDK, into
-// llm.StreamEvents. It reads the union's typed fields directly: AsAny and the
-// As* accessors decode the raw JSON a second time, which would double the
-// per-event cost for nothing.
+// event is one Responses stream event: the members the normalizer reads of
+// every event type, decoded from the raw JSON into these few structs. (The
+// SDK's union of every event type decodes the same members by reflection,
+// at several times the cost per event, and its types made up a tenth of the
+// binary.) Members a server may send in another type than the API's are
+// lenient (wire.Text, wire.Count): a stream does not fail over them.
+type event struct {
+	Type         string      `json:"type"`
+	Response     *response   `json:"response"`
+	Item         *outputItem `json:"item"`
+	OutputIndex  int64       `json:"output_index"`
+	ItemID       wire.Text   `json:"item_id"`
+	Delta        wire.Text   `json:"delta"`
+	SummaryIndex int64       `json:"summary_index"`
+	Arguments    wire.Text   `json:"arguments"`
+	// Code and Message are an error event's.
+	Code    wire.Text `json:"code"`
+	Message wire.Text `json:"message"`
+	// Error is a top-level "error" member: not a Responses event at all,
+	// but the error chunk Chat Completions and many proxies send.
+	Error json.RawMessage `json:"error"`
+}
+
+// response is the response object of the lifecycle events.
+type response struct {
+	Model             wire.Text    `json:"model"`
+	Output            []outputItem `json:"output"`
+	Usage             *usage       `json:"usage"`
+	IncompleteDetails struct {
+		Reason wire.Text `json:"reason"`
+	} `json:"incomplete_details"`
+	// Error is response.failed's error object, kept raw: it is decoded
+	// only when the response failed.
+	Error json.RawMessage `json:"error"`
+}
+
+// outputItem is an output item: a message, a reasoning item or a function
+// call (and built-in tool calls, which are ignored).
+type outputItem struct {
+	Type             string    `json:"type"`
+	ID               wire.Text `json:"id"`
+	CallID           wire.Text `json:"call_id"`
+	Name             wire.Text `json:"name"`
+	Arguments        wire.Text `json:"arguments"`
+	EncryptedContent wire.Text `json:"encrypted_content"`
+	Summary          []struct {
+		Text wire.Text `json:"text"`
+	} `json:"summary"`
+	Content []struct {
+		Type    string    `json:"type"`
+		Text    wire.Text `json:"text"`
+		Refusal wire.Text `json:"refusal"`
+	} `json:"content"`
+}
+
+type usage struct {
+	InputTokens        wire.Count `json:"input_tokens"`
+	OutputTokens       wire.Count `json:"output_tokens"`
+	InputTokensDetails struct {
+		CachedTokens     wire.Count `json:"cached_tokens"`
+		CacheWriteTokens wire.Count `json:"cache_write_tokens"`
+	} `json:"input_tokens_details"`
+}
+
+// doneMarker ends a Chat Completions stream; a Responses stream has no use
+// for it, and a server that sends one has given up on the response.
+var doneMarker = []byte("[DONE]")
+
+// normalizer turns Responses stream events into llm.StreamEvents.
 //
 // The Index of every event is the item's output_index, so each output item
 // (a message, a reasoning item, a function call) is one block to the loop.
@@ -33,7 +99,7 @@ type normalizer struct {
 	model   string
 	// items are the output items seen so far, in arrival order. A response
 	// has a handful, so a slice searched linearly beats a map.
-	items   []outputItem
+	items   []trackedItem
 	calls   int  // function calls announced
 	refusal bool // the model refused (refusal content part)
 	// out holds the events of the latest handle call; it is reused from one
@@ -41,8 +107,8 @@ type normalizer struct {
 	out []llm.StreamEvent
 }
 
-// outputItem is the state of one output item.
-type outputItem struct {
+// trackedItem is the state of one output item.
+type trackedItem struct {
 	index int64  // output_index
 	id    string // item id: msg_…, rs_…, fc_…
 	kind  string
@@ -56,62 +122,87 @@ type outputItem struct {
 	summary  int64 // summary_index of the latest summary delta
 }
 
-// handle normalizes one event into n.out. It reports whether the response
-// is complete (StreamEnd is then the last event of n.out) or a protocol or
-// API error that ends the stream; events in n.out come before the error.
-func (n *normalizer) handle(ev *responses.ResponseStreamEventUnion) (bool, error) {
+// handle normalizes one server-sent event for wire.Pump: the events to
+// yield, whether the response is complete (StreamEnd is then the last event)
+// and a protocol or API error that ends the stream after the events.
+func (n *normalizer) handle(sse wire.Event) ([]llm.StreamEvent, bool, error) {
 	n.started = true
 	n.out = n.out[:0]
+	if bytes.HasPrefix(sse.Data, doneMarker) {
+		return nil, false, wire.Unfinished("response.completed")
+	}
+	var ev event
+	if err := json.Unmarshal(sse.Data, &ev); err != nil {
+		return nil, false, wire.Transport(err, true)
+	}
+	if ev.Error != nil {
+		return nil, false, fromErrorChunk(sse, ev.Error)
+	}
+	end, err := n.event(&ev, sse.Data)
+	return n.out, end, err
+}
+
+// event normalizes one event into n.out. It reports whether the response
+// is complete (StreamEnd is then the last event of n.out) or a protocol or
+// API error that ends the stream; events in n.out come before the error.
+// raw is the event's JSON.
+func (n *normalizer) event(ev *event, raw []byte) (bool, error) {
+	// A member the event lacks reads as empty, as the API's zero values.
+	r, item := ev.Response, ev.Item
+	if r == nil {
+		r = &response{}
+	}
+	if item == nil {
+		item = &outputItem{}
+	}
+	delta := string(ev.Delta)
 	switch ev.Type {
 	case "response.created", "response.in_progress", "response.queued":
-		if ev.Response.Model != "" {
-			n.model = ev.Response.Model
+		if r.Model != "" {
+			n.model = string(r.Model)
 		}
 
 	case "response.output_item.added":
-		it := &ev.Item
+		it := item
 		switch it.Type {
 		case itemFunction:
-			if n.item(ev.OutputIndex, itemFunction, it.ID) != nil {
+			if n.item(ev.OutputIndex, itemFunction, string(it.ID)) != nil {
 				// Announced already: a call starts once.
 				break
 			}
-			callID := it.CallID
-			if callID == "" {
-				// Without a call id the result could not be paired; the item
-				// id is unique too, and is what the call is known by here.
-				callID = it.ID
-			}
-			n.items = append(n.items, outputItem{index: ev.OutputIndex, id: it.ID, kind: itemFunction, callID: callID, name: it.Name})
+			// Without a call id the result could not be paired; the item id
+			// is unique too, and is what the call is known by here.
+			callID := cmp.Or(string(it.CallID), string(it.ID))
+			n.items = append(n.items, trackedItem{index: ev.OutputIndex, id: string(it.ID), kind: itemFunction, callID: callID, name: string(it.Name)})
 			n.calls++
-			n.emit(llm.ToolCallStart{Index: int(ev.OutputIndex), ID: callID, Name: it.Name})
+			n.emit(llm.ToolCallStart{Index: int(ev.OutputIndex), ID: callID, Name: string(it.Name)})
 		case itemMessage, itemReasoning:
-			n.items = append(n.items, outputItem{index: ev.OutputIndex, id: it.ID, kind: it.Type})
+			n.items = append(n.items, trackedItem{index: ev.OutputIndex, id: string(it.ID), kind: it.Type})
 		}
 		// Built-in tool calls (web search, …) are never requested by this
 		// adapter; a server that adds them anyway is ignored.
 
 	case "response.output_text.delta":
-		if ev.Delta != "" {
-			n.track(ev.OutputIndex, itemMessage, ev.ItemID).streamed = true
-			n.emit(llm.TextDelta{Index: int(ev.OutputIndex), Text: ev.Delta})
+		if delta != "" {
+			n.track(ev.OutputIndex, itemMessage, string(ev.ItemID)).streamed = true
+			n.emit(llm.TextDelta{Index: int(ev.OutputIndex), Text: delta})
 		}
 
 	case "response.refusal.delta":
 		// A refusal is what the model says instead of an answer: the user
 		// sees it as text, and the stop reason tells the loop.
 		n.refusal = true
-		if ev.Delta != "" {
-			n.track(ev.OutputIndex, itemMessage, ev.ItemID).streamed = true
-			n.emit(llm.TextDelta{Index: int(ev.OutputIndex), Text: ev.Delta})
+		if delta != "" {
+			n.track(ev.OutputIndex, itemMessage, string(ev.ItemID)).streamed = true
+			n.emit(llm.TextDelta{Index: int(ev.OutputIndex), Text: delta})
 		}
 
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
-		if ev.Delta == "" {
+		if delta == "" {
 			break
 		}
-		text := ev.Delta
-		it := n.track(ev.OutputIndex, itemReasoning, ev.ItemID)
+		text := delta
+		it := n.track(ev.OutputIndex, itemReasoning, string(ev.ItemID))
 		// A summary comes in parts (one per reasoning step). The loop joins
 		// the deltas of a block into one text, so a part after the first
 		// starts a new paragraph there.
@@ -125,30 +216,30 @@ func (n *normalizer) handle(ev *responses.ResponseStreamEventUnion) (bool, error
 		n.emit(llm.ThinkingDelta{Index: int(ev.OutputIndex), Text: text, ItemID: it.id, Origin: llm.OriginOpenAIResponses})
 
 	case "response.function_call_arguments.delta":
-		it := n.item(ev.OutputIndex, itemFunction, ev.ItemID)
+		it := n.item(ev.OutputIndex, itemFunction, string(ev.ItemID))
 		if it == nil || it.done {
 			return false, &llm.Error{Kind: llm.ErrBrokenStream, Err: errProtocol,
 				Message: fmt.Sprintf("function_call_arguments.delta for output item %d, which is not an open function call", ev.OutputIndex)}
 		}
-		if ev.Delta != "" {
+		if delta != "" {
 			it.streamed = true
-			it.args = append(it.args, ev.Delta...)
-			n.emit(llm.ToolCallDelta{Index: int(ev.OutputIndex), ID: it.callID, PartialJSON: ev.Delta})
+			it.args = append(it.args, delta...)
+			n.emit(llm.ToolCallDelta{Index: int(ev.OutputIndex), ID: it.callID, PartialJSON: delta})
 		}
 
 	case "response.function_call_arguments.done":
-		it := n.item(ev.OutputIndex, itemFunction, ev.ItemID)
+		it := n.item(ev.OutputIndex, itemFunction, string(ev.ItemID))
 		if it == nil {
 			return false, &llm.Error{Kind: llm.ErrBrokenStream, Err: errProtocol,
 				Message: fmt.Sprintf("function_call_arguments.done for output item %d, which is not a function call", ev.OutputIndex)}
 		}
-		n.completeCall(it, ev.Arguments)
+		n.completeCall(it, string(ev.Arguments))
 
 	case "response.output_item.done":
-		n.itemDone(ev.OutputIndex, &ev.Item)
+		n.itemDone(ev.OutputIndex, item)
 
 	case "response.completed":
-		n.finish(&ev.Response)
+		n.finish(r)
 		stop := llm.StopEndTurn
 		switch {
 		case n.calls > 0:
@@ -156,25 +247,30 @@ func (n *normalizer) handle(ev *responses.ResponseStreamEventUnion) (bool, error
 		case n.refusal:
 			stop = llm.StopRefusal
 		}
-		n.emit(llm.StreamEnd{StopReason: stop, Usage: usage(&ev.Response), Model: n.model})
+		n.emit(llm.StreamEnd{StopReason: stop, Usage: r.usage(), Model: n.model})
 		return true, nil
 
 	case "response.incomplete":
 		// The response stopped early but what it produced is valid: it ends
 		// like a completed one, with the reason as its stop reason.
-		n.finish(&ev.Response)
-		n.emit(llm.StreamEnd{StopReason: incompleteReason(ev.Response.IncompleteDetails.Reason), Usage: usage(&ev.Response), Model: n.model})
+		n.finish(r)
+		n.emit(llm.StreamEnd{StopReason: incompleteReason(string(r.IncompleteDetails.Reason)), Usage: r.usage(), Model: n.model})
 		return true, nil
 
 	case "response.failed":
-		e := &ev.Response.Error
-		return false, streamError(ev.Type, string(e.Code), "", e.Message, ev.Response.JSON.Error.Raw())
+		var e struct {
+			Code    wire.Text `json:"code"`
+			Message wire.Text `json:"message"`
+		}
+		// An error of an unexpected shape still fails the response; its
+		// raw JSON then says what there is to say.
+		_ = json.Unmarshal(r.Error, &e)
+		return false, streamError(ev.Type, string(e.Code), "", string(e.Message), string(r.Error))
 
 	case "error":
 		// An error event of the Responses protocol: code and message at the
-		// top level. (The SDK itself only turns a top-level "error" object
-		// into a stream error; classify handles that form.)
-		return false, streamError(ev.Type, ev.Code, "", ev.Message, ev.RawJSON())
+		// top level.
+		return false, streamError(ev.Type, string(ev.Code), "", string(ev.Message), string(bytes.TrimSpace(raw)))
 	}
 	// Lifecycle events (content_part.*, *.done of text and summaries) and
 	// unknown event types carry nothing new and are ignored, as the API's
@@ -189,7 +285,7 @@ func (n *normalizer) emit(ev llm.StreamEvent) { n.out = append(n.out, ev) }
 // one at index. Ids come first because an index is only a position: a final
 // response whose output left an item out would shift them, and a call
 // matched by position could be started twice.
-func (n *normalizer) item(index int64, kind, id string) *outputItem {
+func (n *normalizer) item(index int64, kind, id string) *trackedItem {
 	for i := len(n.items) - 1; i >= 0; i-- {
 		it := &n.items[i]
 		if it.kind != kind {
@@ -211,14 +307,14 @@ func (n *normalizer) item(index int64, kind, id string) *outputItem {
 // track returns the output item of the given kind (see item), tracking it
 // first if its output_item.added never came, so that its done event does
 // not emit its content a second time.
-func (n *normalizer) track(index int64, kind, id string) *outputItem {
+func (n *normalizer) track(index int64, kind, id string) *trackedItem {
 	if it := n.item(index, kind, id); it != nil {
 		if it.id == "" {
 			it.id = id
 		}
 		return it
 	}
-	n.items = append(n.items, outputItem{index: index, id: id, kind: kind})
+	n.items = append(n.items, trackedItem{index: index, id: id, kind: kind})
 	return &n.items[len(n.items)-1]
 }
 
@@ -227,7 +323,7 @@ func (n *normalizer) track(index int64, kind, id string) *outputItem {
 // concatenated deltas (they are the same on OpenAI; a server that sent no
 // deltas at all gets one synthesized, so that the deltas of every call add up
 // to its input).
-func (n *normalizer) completeCall(it *outputItem, args string) {
+func (n *normalizer) completeCall(it *trackedItem, args string) {
 	if it.done {
 		return
 	}
@@ -253,31 +349,28 @@ func (n *normalizer) completeCall(it *outputItem, args string) {
 // the final response). It completes function calls not yet completed, emits
 // the encrypted content of reasoning, and emits the text of items whose
 // deltas never came (some compatible servers send only finished items).
-func (n *normalizer) itemDone(index int64, item *responses.ResponseOutputItemUnion) {
+func (n *normalizer) itemDone(index int64, item *outputItem) {
 	switch item.Type {
 	case itemFunction:
-		it := n.item(index, itemFunction, item.ID)
+		it := n.item(index, itemFunction, string(item.ID))
 		if it == nil && item.CallID != "" {
 			for i := range n.items {
-				if n.items[i].kind == itemFunction && n.items[i].callID == item.CallID {
+				if n.items[i].kind == itemFunction && n.items[i].callID == string(item.CallID) {
 					it = &n.items[i]
 				}
 			}
 		}
 		if it == nil {
-			callID := item.CallID
-			if callID == "" {
-				callID = item.ID
-			}
-			n.items = append(n.items, outputItem{index: index, id: item.ID, kind: itemFunction, callID: callID, name: item.Name})
+			callID := cmp.Or(string(item.CallID), string(item.ID))
+			n.items = append(n.items, trackedItem{index: index, id: string(item.ID), kind: itemFunction, callID: callID, name: string(item.Name)})
 			n.calls++
 			it = &n.items[len(n.items)-1]
-			n.emit(llm.ToolCallStart{Index: int(index), ID: callID, Name: item.Name})
+			n.emit(llm.ToolCallStart{Index: int(index), ID: callID, Name: string(item.Name)})
 		}
-		n.completeCall(it, item.Arguments.OfString)
+		n.completeCall(it, string(item.Arguments))
 
 	case itemReasoning:
-		it := n.track(index, itemReasoning, item.ID)
+		it := n.track(index, itemReasoning, string(item.ID))
 		if it.done {
 			return
 		}
@@ -288,33 +381,30 @@ func (n *normalizer) itemDone(index int64, item *responses.ResponseOutputItemUni
 				if i > 0 && text != "" {
 					text += "\n\n"
 				}
-				text += s.Text
+				text += string(s.Text)
 			}
 		}
 		// The encrypted content of output_item.done is the one to send back:
-		// the SDK notes that output_item.added's may be incomplete. Without
-		// it the item cannot be sent back (store is false), so a reasoning
-		// item with neither text nor encrypted content yields nothing.
+		// output_item.added's may be incomplete. Without it the item cannot
+		// be sent back (store is false), so a reasoning item with neither
+		// text nor encrypted content yields nothing.
 		if text != "" || item.EncryptedContent != "" {
-			id := item.ID
-			if id == "" {
-				id = it.id
-			}
-			n.emit(llm.ThinkingDelta{Index: int(index), Text: text, Signature: item.EncryptedContent, ItemID: id, Origin: llm.OriginOpenAIResponses})
+			id := cmp.Or(string(item.ID), it.id)
+			n.emit(llm.ThinkingDelta{Index: int(index), Text: text, Signature: string(item.EncryptedContent), ItemID: id, Origin: llm.OriginOpenAIResponses})
 		}
 
 	case itemMessage:
-		it := n.track(index, itemMessage, item.ID)
+		it := n.track(index, itemMessage, string(item.ID))
 		if it.streamed {
 			return
 		}
 		it.streamed = true
 		for i := range item.Content {
 			c := &item.Content[i]
-			text := c.Text
+			text := string(c.Text)
 			if c.Type == "refusal" {
 				n.refusal = true
-				text = c.Refusal
+				text = string(c.Refusal)
 			}
 			if text != "" {
 				n.emit(llm.TextDelta{Index: int(index), Text: text})
@@ -326,9 +416,9 @@ func (n *normalizer) itemDone(index int64, item *responses.ResponseOutputItemUni
 // finish closes what the final response leaves open: items whose
 // output_item.done never came are taken from the response's output, and
 // function calls still open after that are completed with what streamed.
-func (n *normalizer) finish(r *responses.Response) {
+func (n *normalizer) finish(r *response) {
 	if r.Model != "" {
-		n.model = r.Model
+		n.model = string(r.Model)
 	}
 	for i := range r.Output {
 		n.itemDone(int64(i), &r.Output[i])
@@ -344,16 +434,16 @@ func (n *normalizer) finish(r *responses.Response) {
 // cached tokens (and those written to the cache), so InputTokens is only the
 // uncached rest. A response without usage gives zero figures: the caller
 // estimates them.
-func usage(r *responses.Response) llm.Usage {
-	if !r.JSON.Usage.Valid() {
+func (r *response) usage() llm.Usage {
+	u := r.Usage
+	if u == nil {
 		return llm.Usage{}
 	}
-	u := &r.Usage
-	cached := u.InputTokensDetails.CachedTokens
-	written := u.InputTokensDetails.CacheWriteTokens
+	cached := int64(u.InputTokensDetails.CachedTokens)
+	written := int64(u.InputTokensDetails.CacheWriteTokens)
 	return llm.Usage{
-		InputTokens:      max(0, u.InputTokens-cached-written),
-		OutputTokens:     u.OutputTokens, // reasoning tokens included
+		InputTokens:      max(0, int64(u.InputTokens)-cached-written),
+		OutputTokens:     int64(u.OutputTokens), // reasoning tokens included
 		CacheReadTokens:  cached,
 		CacheWriteTokens: written,
 	}

@@ -2,120 +2,16 @@ package openaichat
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"runtime"
 	"testing"
 
-	"github.com/openai/openai-go/v3/packages/ssestream"
-
-	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
+	"github.com/novacode/nova/llm/llmtest"
 )
 
-// largestFixture returns the biggest recorded stream.
-func largestFixture(b *testing.B) []byte {
-	b.Helper()
-	var best []byte
-	for _, f := range fixtures(b) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(data) > len(best) {
-			best = data
-		}
-	}
-	return best
-}
-
-// sseEvents counts the server-sent events in body ([DONE] included: the
-// client reads it too).
-func sseEvents(body []byte) int {
-	return bytes.Count(body, []byte("\n\n"))
-}
-
-// BenchmarkStreamNormalize replays the largest fixture through Client.Stream
-// against a local server. ns/event and allocs/event include the loopback
-// HTTP exchange and the test server's own work; the Decode sub-benchmark
-// isolates SSE framing, chunk decoding and normalization.
+// BenchmarkStreamNormalize: see llmtest.Adapter.BenchStreamNormalize.
 func BenchmarkStreamNormalize(b *testing.B) {
-	body := largestFixture(b)
-	events := sseEvents(body)
-
-	b.Run("Client", func(b *testing.B) {
-		srv := httptest.NewServer(sseHandler(body))
-		defer srv.Close()
-		c := newTestClient(b, srv, Options{})
-		ctx := context.Background()
-		b.ReportAllocs()
-		allocs := allocCounter()
-		b.ResetTimer()
-		for b.Loop() {
-			for _, err := range c.Stream(ctx, simpleRequest) {
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		b.StopTimer()
-		report(b, events, allocs())
+	adapter.BenchStreamNormalize(b, func(b *testing.B, body []byte) {
+		n := &normalizer{newID: func(int) string { return "x" }}
+		llmtest.Drain(b, wire.NewSSE(bytes.NewReader(body)), n.handle)
 	})
-
-	b.Run("Decode", func(b *testing.B) {
-		b.ReportAllocs()
-		allocs := allocCounter()
-		b.ResetTimer()
-		for b.Loop() {
-			res := &http.Response{
-				StatusCode: 200,
-				Header:     http.Header{"Content-Type": []string{"text/event-stream"}},
-				Body:       io.NopCloser(bytes.NewReader(body)),
-			}
-			dec := ssestream.NewDecoder(res)
-			n := normalizer{newID: func(int) string { return "x" }}
-			for dec.Next() {
-				ev := dec.Event()
-				done, err := n.handle(ev.Type, ev.Data)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, e := range n.out {
-					sink = e
-				}
-				if done {
-					break
-				}
-			}
-			if err := dec.Err(); err != nil {
-				b.Fatal(err)
-			}
-			dec.Close()
-		}
-		b.StopTimer()
-		report(b, events, allocs())
-	})
-}
-
-var sink llm.StreamEvent
-
-func report(b *testing.B, events int, mallocs uint64) {
-	b.Helper()
-	total := float64(b.N) * float64(events)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/event")
-	b.ReportMetric(float64(mallocs)/total, "allocs/event")
-}
-
-// allocCounter returns a function that reports the heap allocations since
-// it was created (for the whole process, server included).
-func allocCounter() func() uint64 {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	start := m.Mallocs
-	return func() uint64 {
-		runtime.ReadMemStats(&m)
-		return m.Mallocs - start
-	}
 }

@@ -3,12 +3,7 @@ package openaichat
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"flag"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -16,159 +11,24 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/llmtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
-const (
-	// fixtureDir is the shared provider corpus.
-	fixtureDir = "../testdata/providers/openai-chat"
-	// recordingDir holds this package's own recordings of services the
-	// corpus lacks (OpenRouter, Azure); see its README.
-	recordingDir = "testdata/recordings"
-)
-
-// fixtures returns every recorded stream, the corpus first.
-func fixtures(t testing.TB) []string {
-	t.Helper()
-	var all []string
-	for _, dir := range []string{fixtureDir, recordingDir} {
-		files, err := filepath.Glob(filepath.Join(dir, "*.sse"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(files) == 0 {
-			t.Fatalf("no fixtures under %s", dir)
-		}
-		all = append(all, files...)
-	}
-	return all
-}
-
-// TestConformance replays every recorded stream through the real Client and
-// compares the normalized events with a golden rendering, then checks them
-// against what the recording itself says, decoded independently of the
-// adapter.
+// TestConformance runs the shared adapter suite: replay of every recorded
+// stream against its golden file, rebuild of every recorded request, the
+// iterator contract, damaged streams, the fault suite and the encoding
+// cache (llmtest.Conformance).
 func TestConformance(t *testing.T) {
-	for _, file := range fixtures(t) {
-		name := strings.TrimSuffix(filepath.Base(file), ".sse")
-		t.Run(name, func(t *testing.T) {
-			body, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(sseHandler(body))
-			defer srv.Close()
-			c := newTestClient(t, srv, Options{})
-
-			events, err := collect(t, c.Stream(context.Background(), simpleRequest))
-			if err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-
-			got := render(events)
-			golden := filepath.Join("testdata", "golden", name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("events differ from %s (-want +got):\n%s", golden, diff)
-			}
-
-			checkInvariants(t, events)
-			checkAgainstRecording(t, events, readRecording(t, body))
-		})
-	}
+	a := adapter
+	a.Update = *update
+	llmtest.Conformance(t, a)
 }
 
-// checkInvariants asserts what holds for every well-formed stream.
-func checkInvariants(t *testing.T, events []llm.StreamEvent) {
+// checkRecording compares the events with the recording's content, decoded
+// independently of the adapter.
+func checkRecording(t *testing.T, events []llm.StreamEvent, sse []byte) {
 	t.Helper()
-	deltas := map[int]string{}
-	open := map[int]llm.ToolCallStart{}
-	seen := map[int]string{} // block index -> kind, to catch an index reused for another block
-	kindAt := func(i int, idx int, kind string) {
-		if k, ok := seen[idx]; ok && k != kind {
-			t.Errorf("event %d: block index %d used for %s and %s", i, idx, k, kind)
-		}
-		seen[idx] = kind
-	}
-	ids := map[string]bool{}
-	ends := 0
-	for i, ev := range events {
-		switch e := ev.(type) {
-		case llm.TextDelta:
-			kindAt(i, e.Index, "text")
-			if e.Text == "" {
-				t.Errorf("event %d: empty text delta", i)
-			}
-		case llm.ThinkingDelta:
-			kindAt(i, e.Index, "thinking")
-			if e.Origin != llm.OriginOpenAIChat {
-				t.Errorf("event %d: thinking origin %q", i, e.Origin)
-			}
-		case llm.ToolCallStart:
-			kindAt(i, e.Index, "tool")
-			if e.ID == "" || e.Name == "" {
-				t.Errorf("event %d: tool call start without id or name: %+v", i, e)
-			}
-			if _, ok := open[e.Index]; ok {
-				t.Errorf("event %d: second start for block %d", i, e.Index)
-			}
-			if ids[e.ID] {
-				t.Errorf("event %d: tool call id %s used twice", i, e.ID)
-			}
-			ids[e.ID] = true
-			open[e.Index] = e
-		case llm.ToolCallDelta:
-			if open[e.Index].ID != e.ID {
-				t.Errorf("event %d: delta id %q, start id %q", i, e.ID, open[e.Index].ID)
-			}
-			deltas[e.Index] += e.PartialJSON
-		case llm.ToolCallComplete:
-			start, ok := open[e.Index]
-			if !ok {
-				t.Errorf("event %d: complete without start: %+v", i, e)
-			}
-			if start.ID != e.ID || start.Name != e.Name {
-				t.Errorf("event %d: complete %s/%s, start %s/%s", i, e.ID, e.Name, start.ID, start.Name)
-			}
-			if !json.Valid(e.Input) {
-				t.Errorf("event %d: tool input is not valid JSON: %s", i, e.Input)
-			}
-			want := deltas[e.Index]
-			if want == "" {
-				want = "{}"
-			}
-			if string(e.Input) != want {
-				t.Errorf("event %d: input %s, concatenated deltas %s", i, e.Input, want)
-			}
-			delete(open, e.Index)
-		case llm.StreamEnd:
-			ends++
-			if i != len(events)-1 {
-				t.Errorf("StreamEnd at %d of %d events", i, len(events))
-			}
-			if e.Model == "" || e.StopReason == "" {
-				t.Errorf("StreamEnd without model or stop reason: %+v", e)
-			}
-		}
-	}
-	if ends != 1 {
-		t.Errorf("%d StreamEnd events, want 1", ends)
-	}
-	if len(open) != 0 {
-		t.Errorf("tool calls never completed: %v", open)
-	}
+	checkAgainstRecording(t, events, readRecording(t, sse))
 }
 
 // recording is what a stream says, decoded with generic JSON.

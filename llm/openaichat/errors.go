@@ -2,18 +2,16 @@ package openaichat
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 var (
@@ -25,56 +23,17 @@ var (
 	errStreamError = errors.New("openaichat: provider error in the response")
 )
 
-// classify turns a failed request or stream read into what the caller sees:
-// the cancellation of ctx as itself (wrapped, so errors.Is finds
-// context.Canceled), everything else as an *llm.Error. callCtx is the
-// per-call context whose cause tells a RequestTimeout apart; res is the
-// response when the server answered with an error status; started says
-// whether any chunk had arrived.
-func classify(ctx, callCtx context.Context, err error, res *http.Response, started bool, timeout time.Duration) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("openaichat: %w", ctxErr)
-	}
-	// An HTTP error is the real outcome even if the timeout fired meanwhile.
-	if res != nil && res.StatusCode >= 400 {
-		return fromHTTPError(res, err)
-	}
-	if context.Cause(callCtx) == errRequestTimeout {
-		// The SDK's own error is only a context.Canceled here; it is not
-		// wrapped, so that errors.Is(err, context.Canceled) keeps meaning
-		// "the caller cancelled".
-		return &llm.Error{Kind: llm.ErrTimeout, Message: fmt.Sprintf("no response within %v", timeout),
-			Err: fmt.Errorf("%w (%v)", errRequestTimeout, timeout)}
-	}
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
-		return &llm.Error{Kind: llm.ErrTimeout, Message: err.Error(), Err: err}
-	}
-	msg := "connection failed: "
-	if started {
-		msg = "stream interrupted: "
-	}
-	// A transport failure before or during the stream is worth retrying,
-	// which is what ErrBrokenStream says.
-	return &llm.Error{Kind: llm.ErrBrokenStream, Message: msg + err.Error(), Err: err}
-}
-
-// fromHTTPError maps an error status. The SDK has already buffered the body
-// into res; it is parsed here rather than taken from the SDK's error because
-// the SDK only understands OpenAI's {"error":{…}} shape (and returns a bare
-// decoding error, status lost, for the others compatible servers send).
-func fromHTTPError(res *http.Response, sdkErr error) *llm.Error {
-	var body []byte
-	if res.Body != nil {
-		body, _ = io.ReadAll(io.LimitReader(res.Body, maxJSONBody))
-	}
-	e, _ := parseErrorBody(body)
+// fromHTTPError maps an error status. Its body is parsed here in every
+// dialect compatible servers send (see parseErrorBody), not only OpenAI's
+// {"error":{…}}.
+func fromHTTPError(se *wire.StatusError) *llm.Error {
+	e, _ := parseErrorBody(se.Body)
 	return &llm.Error{
-		Kind:       httpKind(res.StatusCode, e),
-		StatusCode: res.StatusCode,
-		Message:    e.text(body, res.StatusCode, requestID(res.Header)),
-		RetryAfter: retryAfter(res.Header, time.Now()),
-		Err:        fmt.Errorf("HTTP %d: %w", res.StatusCode, sdkErr),
+		Kind:       httpKind(se.StatusCode, e),
+		StatusCode: se.StatusCode,
+		Message:    e.text(se.Body, se.StatusCode, requestID(se.Header)),
+		RetryAfter: retryAfter(se.Header, time.Now()),
+		Err:        se,
 	}
 }
 
@@ -83,7 +42,7 @@ func fromStreamError(e apiError, raw []byte) *llm.Error {
 	return &llm.Error{
 		Kind:    streamKind(e),
 		Message: e.text(raw, 0, ""),
-		Err:     fmt.Errorf("%w: %s", errStreamError, truncate(string(bytes.TrimSpace(raw)), 300)),
+		Err:     fmt.Errorf("%w: %s", errStreamError, wire.Truncate(string(bytes.TrimSpace(raw)), 300)),
 	}
 }
 
@@ -205,10 +164,10 @@ func jsonText(raw json.RawMessage) string {
 func (e apiError) text(body []byte, status int, reqID string) string {
 	msg := e.Message
 	if e.Detail != "" {
-		msg += " (" + truncate(e.Detail, 300) + ")"
+		msg += " (" + wire.Truncate(e.Detail, 300) + ")"
 	}
 	if msg == "" && e.Type == "" && e.Code == "" {
-		msg = truncate(strings.TrimSpace(string(body)), 300)
+		msg = wire.Truncate(strings.TrimSpace(string(body)), 300)
 	}
 	if msg == "" {
 		msg = http.StatusText(status)
@@ -231,13 +190,6 @@ func (e apiError) text(body []byte, status int, reqID string) string {
 	return msg
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 func requestID(h http.Header) string {
 	if id := h.Get("X-Request-Id"); id != "" {
 		return id
@@ -256,25 +208,12 @@ func httpKind(status int, e apiError) llm.ErrorKind {
 	if e.quotaExhausted() {
 		return llm.ErrOther
 	}
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return llm.ErrAuth
-	case status == 529:
-		return llm.ErrOverloaded
-	case status == http.StatusTooManyRequests:
-		return llm.ErrRateLimit
-	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
-		return llm.ErrTimeout
-	case status >= 500:
+	kind := wire.StatusKind(status)
+	if kind == llm.ErrServer && e.mentions("overloaded") {
 		// OpenAI and several hosts answer 503 "overloaded".
-		if e.mentions("overloaded") {
-			return llm.ErrOverloaded
-		}
-		return llm.ErrServer
-	case status >= 400:
-		return llm.ErrInvalid
+		return llm.ErrOverloaded
 	}
-	return llm.ErrOther
+	return kind
 }
 
 // streamKind classifies an error reported inside a 200 stream, where only the
@@ -311,44 +250,11 @@ func (e apiError) mentions(word string) bool {
 	return strings.Contains(strings.ToLower(e.Code+" "+e.Type+" "+e.Message), word)
 }
 
-// maxRetryAfter caps a parsed delay, so an absurd header cannot overflow a
-// time.Duration.
-const maxRetryAfter = 24 * time.Hour
-
-// retryAfter parses the server's requested delay: retry-after-ms (OpenAI's
-// sub-second precision) or Retry-After, in seconds or as an HTTP date. Failing
-// those, OpenAI and Groq's x-ratelimit-reset-{requests,tokens} (Go duration
-// syntax, "6m0s", "20ms") of the limit whose x-ratelimit-remaining is 0.
-// Absent or unparseable headers give 0.
+// retryAfter is the server's requested delay (wire.RetryAfter), failing
+// which OpenAI and Groq's x-ratelimit-reset-* header of the exhausted limit.
 func retryAfter(h http.Header, now time.Time) time.Duration {
-	if h == nil {
-		return 0
+	if d, ok := wire.RetryAfter(h, now); ok {
+		return d
 	}
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(min(ms, float64(maxRetryAfter/time.Millisecond)) * float64(time.Millisecond))
-		}
-	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			if !(s > 0) { // also rejects NaN
-				return 0
-			}
-			return time.Duration(min(s, maxRetryAfter.Seconds()) * float64(time.Second))
-		}
-		if t, err := http.ParseTime(v); err == nil && t.After(now) {
-			return min(t.Sub(now), maxRetryAfter)
-		}
-		return 0
-	}
-	var d time.Duration
-	for _, limit := range []string{"requests", "tokens"} {
-		if strings.TrimSpace(h.Get("X-Ratelimit-Remaining-"+limit)) != "0" {
-			continue
-		}
-		if r, err := time.ParseDuration(strings.TrimSpace(h.Get("X-Ratelimit-Reset-" + limit))); err == nil && r > d {
-			d = r
-		}
-	}
-	return min(d, maxRetryAfter)
+	return wire.RateLimitReset(h)
 }

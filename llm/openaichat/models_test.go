@@ -112,7 +112,7 @@ func TestContextWindow(t *testing.T) {
 			// Close waits for handlers; a handler waiting for the client to hang
 			// up may not notice it, so connections are cut first.
 			defer srv.CloseClientConnections()
-			c := newTestClient(t, srv, Options{})
+			c := newTestClient(t, srv.URL, Options{})
 			for range 2 {
 				got, err := c.ContextWindow(context.Background(), tt.model)
 				if tt.wantErr != "" {
@@ -151,7 +151,7 @@ func TestContextWindowTimeout(t *testing.T) {
 	// up may not notice it, so connections are cut first.
 	defer srv.CloseClientConnections()
 	defer close(release)
-	c := newTestClient(t, srv, Options{RequestTimeout: 100 * time.Millisecond})
+	c := newTestClient(t, srv.URL, Options{RequestTimeout: 100 * time.Millisecond})
 	_, err := c.ContextWindow(context.Background(), "m")
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Kind != llm.ErrTimeout {

@@ -3,13 +3,13 @@
 // Ollama, llama.cpp server, LM Studio, Together, OpenRouter, Groq, xAI, Z.ai,
 // Kimi endpoints, Azure OpenAI…
 //
-// HTTP, authentication and Server-Sent-Events framing go through the official
-// SDK (github.com/openai/openai-go/v3); the chunks themselves are decoded here,
-// from the raw event data, because compatible servers add fields the SDK types
+// Requests are built and chunks decoded here, from the raw JSON, rather than
+// with the official SDK's types: compatible servers add fields those types
 // only expose as opaque extras (reasoning_content, reasoning,
-// reasoning_details, cache_write_tokens) and because the SDK's accumulator gets
+// reasoning_details, cache_write_tokens), and the SDK's accumulator gets
 // usage and chunk ids wrong for several of them (it sums repeated usage
-// objects and drops chunks whose id changes mid-stream). Nothing of the wire
+// objects and drops chunks whose id changes mid-stream). HTTP and
+// server-sent events are llm/internal/wire's. Nothing of the wire
 // format leaks past this package: requests come in as llm.Request, events go
 // out as llm.StreamEvent, failures as *llm.Error.
 //
@@ -29,25 +29,21 @@ package openaichat
 
 import (
 	"bufio"
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"mime"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // DefaultBaseURL is the OpenAI API, used when Options.BaseURL is empty.
@@ -75,8 +71,8 @@ type Options struct {
 }
 
 // OptionsFromEnv reads OPENAI_API_KEY and OPENAI_BASE_URL. It is the only
-// place this package looks at the environment: the SDK is configured so that
-// it reads none of its own variables, so explicit Options always win.
+// place this package looks at the environment, so explicit Options always
+// win.
 func OptionsFromEnv() Options {
 	return Options{
 		APIKey:  os.Getenv("OPENAI_API_KEY"),
@@ -86,20 +82,16 @@ func OptionsFromEnv() Options {
 
 // Client streams Chat Completions calls. It is safe for concurrent use.
 type Client struct {
-	sdk            openai.Client
-	requestTimeout time.Duration
+	ep wire.Endpoint
 	// openAIHosted is set when the base URL is OpenAI's own API, whose
 	// dialect differs on max_completion_tokens and reasoning_effort.
 	openAIHosted bool
-	// configErr is a problem with Options found by New; every call reports
-	// it instead of sending a request.
-	configErr error
 	// callIDs numbers the ids synthesized for tool calls that arrive
 	// without one, so they stay unique across the turns of a session.
 	callIDs atomic.Uint64
-	// cache keeps the encoding of the latest request's messages (cache.go);
-	// nil encodes every message on every call.
-	cache *encodingCache
+	// cache keeps the encoding of the latest request's messages; nil
+	// encodes every message on every call.
+	cache *wire.Cache[pending]
 
 	windowsMu sync.Mutex
 	windows   map[string]int // ContextWindow answers by model
@@ -109,62 +101,11 @@ var _ llm.Client = (*Client)(nil)
 
 // New returns a Client for opts.
 func New(opts Options) *Client {
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = defaultHTTPClient()
-	}
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	c := &Client{requestTimeout: opts.RequestTimeout, cache: &encodingCache{}}
-	u, err := url.Parse(base)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		// The SDK would only report a bad URL on the first request, as an
-		// untyped error; check it here so it surfaces as a config problem.
-		c.configErr = &llm.Error{Kind: llm.ErrInvalid, Message: fmt.Sprintf("invalid OpenAI base URL %q", base), Err: err}
-		if err == nil {
-			c.configErr.(*llm.Error).Err = errors.New("base URL needs a scheme and a host")
-		}
-		return c
-	}
-	c.openAIHosted = strings.EqualFold(u.Hostname(), "api.openai.com")
-
-	sdkOpts := []option.RequestOption{
-		option.WithHTTPClient(hc),
-		option.WithBaseURL(base),
-		// Retries belong to the caller (llm.WithRetry), which knows
-		// whether anything was already yielded.
-		option.WithMaxRetries(0),
-	}
-	if opts.APIKey != "" {
-		sdkOpts = append(sdkOpts, option.WithAPIKey(opts.APIKey))
-	}
-	// openai.NewClient starts from DefaultClientOptions, which reads
-	// OPENAI_API_KEY, OPENAI_ADMIN_KEY (sent as a bearer token when no API
-	// key is set!), OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_BASE_URL and
-	// OPENAI_CUSTOM_HEADERS, and the SDK offers no public way to turn that
-	// off. Only Client.Execute/Post/Get are used here, and they rely on
-	// nothing but Options, so the struct is built directly from ours.
-	c.sdk = openai.Client{Options: sdkOpts}
+	opts.BaseURL = cmp.Or(opts.BaseURL, DefaultBaseURL)
+	c := &Client{ep: wire.NewEndpoint("openaichat", "OpenAI", wire.Options(opts)), cache: &wire.Cache[pending]{}}
+	c.openAIHosted = c.ep.HTTP != nil && c.ep.HTTP.Host("api.openai.com")
 	return c
 }
-
-// defaultHTTPClient mirrors the SDK's own default: a response-header timeout
-// catches a server that accepts the connection and never answers, while the
-// body (the stream) stays unbounded.
-func defaultHTTPClient() *http.Client {
-	if t, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = 10 * time.Minute
-		return &http.Client{Transport: t}
-	}
-	return &http.Client{}
-}
-
-// errRequestTimeout is the cancellation cause when Options.RequestTimeout
-// expires before the response starts.
-var errRequestTimeout = errors.New("openaichat: no response within the request timeout")
 
 // maxJSONBody caps how much of a non-stream response body is read.
 const maxJSONBody = 1 << 20
@@ -174,104 +115,59 @@ const maxJSONBody = 1 << 20
 // and only as the last element, and releases the connection before returning.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
-		if c.configErr != nil {
-			yield(nil, c.configErr)
+		call, err := c.ep.Begin(ctx, req)
+		if err != nil {
+			yield(nil, err)
 			return
 		}
-		if req == nil {
-			yield(nil, &llm.Error{Kind: llm.ErrInvalid, Message: "nil request"})
-			return
-		}
+		defer call.End()
 		body, err := c.requestBody(req)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		if err := ctx.Err(); err != nil {
-			yield(nil, fmt.Errorf("openaichat: %w", err))
-			return
-		}
-
-		// callCtx lets RequestTimeout cancel the wait for the response with
-		// a recognisable cause, without putting a deadline on the stream.
-		callCtx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		var timer *time.Timer
-		if c.requestTimeout > 0 {
-			timer = time.AfterFunc(c.requestTimeout, func() { cancel(errRequestTimeout) })
-		}
-		// With a **http.Response destination the SDK returns once the
-		// headers arrived and leaves the body to us; on an error status it
-		// still fills res (with the body buffered) before returning.
-		var res *http.Response
-		err = c.sdk.Post(callCtx, "chat/completions", body, &res, option.WithHeader("Accept", "text/event-stream"))
-		if timer != nil {
-			timer.Stop()
-		}
+		// Do returns once the headers arrived and leaves the body to us.
+		res, err := c.ep.HTTP.Do(call.Context(), http.MethodPost, "chat/completions", body, "text/event-stream")
+		call.Responded()
 		if err != nil {
-			if res != nil && res.Body != nil {
-				defer res.Body.Close()
-			}
-			yield(nil, classify(ctx, callCtx, err, res, false, c.requestTimeout))
+			yield(nil, call.Classify(err, false, fromHTTPError))
 			return
 		}
-		if err := callCtx.Err(); err != nil {
+		defer res.Body.Close()
+		if err := call.Context().Err(); err != nil {
 			// The timer fired just as the headers arrived: the body would
 			// fail on its first read anyway.
-			res.Body.Close()
-			yield(nil, classify(ctx, callCtx, err, nil, false, c.requestTimeout))
+			yield(nil, call.Classify(err, false, fromHTTPError))
 			return
 		}
+		var r io.Reader = res.Body
 		if isJSON(res.Header.Get("Content-Type")) {
 			// Not a stream: a server that ignores stream:true, or one that
 			// reports an error with status 200. Unless the body is an
 			// event stream after all, mislabelled.
 			br := bufio.NewReader(res.Body)
 			if startsJSON(br) {
-				defer res.Body.Close()
 				err := jsonInsteadOfStream(br)
-				if ctxErr := ctx.Err(); ctxErr != nil {
-					err = fmt.Errorf("openaichat: %w", ctxErr)
+				if cerr := call.Canceled(); cerr != nil {
+					err = cerr
 				}
 				yield(nil, err)
 				return
 			}
-			res.Body = readCloser{br, res.Body}
+			r = br
 		}
 
-		dec := ssestream.NewDecoder(res)
-		defer dec.Close()
+		src := wire.NewSSE(r)
 		n := normalizer{newID: c.newCallID}
-		for dec.Next() {
-			// Events may already sit in the read buffer when ctx ends; the
-			// contract is to stop at once, not when the socket notices.
-			if err := ctx.Err(); err != nil {
-				yield(nil, fmt.Errorf("openaichat: %w", err))
-				return
-			}
-			ev := dec.Event()
-			done, err := n.handle(ev.Type, ev.Data)
-			for _, e := range n.out {
-				if !yield(e, nil) {
-					return
-				}
-			}
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if done {
-				// Nothing may follow StreamEnd, so stop reading here rather
-				// than wait for the server to close the body.
-				return
-			}
-		}
-		if err := dec.Err(); err != nil {
-			yield(nil, classify(ctx, callCtx, err, nil, n.started, c.requestTimeout))
+		if wire.Pump(call, src, n.handle, yield) {
 			return
 		}
-		if err := ctx.Err(); err != nil {
-			yield(nil, fmt.Errorf("openaichat: %w", err))
+		if err := src.Err(); err != nil {
+			yield(nil, call.Classify(err, n.started, fromHTTPError))
+			return
+		}
+		if err := call.Canceled(); err != nil {
+			yield(nil, err)
 			return
 		}
 		// The body ended without [DONE]. Servers that omit it still end
@@ -287,7 +183,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Str
 			}
 			return
 		}
-		yield(nil, &llm.Error{Kind: llm.ErrBrokenStream, Message: "stream ended before finish_reason and [DONE]", Err: io.ErrUnexpectedEOF})
+		yield(nil, wire.Unfinished("finish_reason and [DONE]"))
 	}
 }
 
@@ -318,11 +214,6 @@ func startsJSON(r *bufio.Reader) bool {
 		_ = r.UnreadByte()
 		return c == '{' || c == '['
 	}
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
 }
 
 // jsonInsteadOfStream turns a 2xx JSON answer to a streaming request into an

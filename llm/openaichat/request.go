@@ -1,13 +1,13 @@
 package openaichat
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // chatRequest is the body of POST /chat/completions. It is encoded with
@@ -96,7 +96,7 @@ func buildBody(req *llm.Request, openAI bool) ([]byte, error) {
 	if r.Messages, err = messages(req); err != nil {
 		return nil, err
 	}
-	return encodeJSON(nil, &r)
+	return wire.AppendJSON(nil, &r)
 }
 
 // envelope translates everything of req but its messages.
@@ -138,36 +138,6 @@ func envelope(req *llm.Request, openAI bool) (chatRequest, error) {
 		}
 	}
 	return r, nil
-}
-
-// encodeJSON appends the encoding of v to dst, without the newline
-// json.Encoder ends it with.
-func encodeJSON(dst []byte, v any) ([]byte, error) {
-	buf := bytes.NewBuffer(dst)
-	enc := json.NewEncoder(buf)
-	// Prompts are full of <, > and &; escaping them would only inflate the
-	// body.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, &llm.Error{Kind: llm.ErrInvalid, Message: "encoding request: " + err.Error(), Err: err}
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// encodeMessages appends msgs to dst as the elements of a JSON array,
-// comma-separated, each exactly as encodeJSON writes it inside a
-// []chatMessage.
-func encodeMessages(dst []byte, msgs []chatMessage) ([]byte, error) {
-	for i := range msgs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		var err error
-		if dst, err = encodeJSON(dst, &msgs[i]); err != nil {
-			return nil, err
-		}
-	}
-	return dst, nil
 }
 
 // messages translates the system prompt and the conversation.
@@ -349,7 +319,7 @@ func (c *Client) requestBody(req *llm.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, size, err := c.encodeHistory(req.Messages)
+	enc, err := c.cache.Encode(req.Messages, codec{})
 	if err != nil {
 		return nil, err
 	}
@@ -358,75 +328,83 @@ func (c *Client) requestBody(req *llm.Request) ([]byte, error) {
 	// which message is last.
 	var head, tail []byte
 	if req.System != "" {
-		if head, err = encodeMessages(nil, []chatMessage{{Role: "system", Content: req.System}}); err != nil {
+		if head, err = wire.AppendElements(nil, []chatMessage{{Role: "system", Content: req.System}}); err != nil {
 			return nil, err
 		}
 	}
-	if n := len(entries); n > 0 {
-		if tail, err = encodeMessages(nil, appendMissing(nil, entries[n-1].pendingOut)); err != nil {
+	if n := len(enc.Entries); n > 0 {
+		if tail, err = wire.AppendElements(nil, appendMissing(nil, enc.Entries[n-1].Key.out)); err != nil {
 			return nil, err
 		}
 	}
 	r.Messages = []chatMessage{{Role: spliceRole}}
-	env, err := encodeJSON(nil, &r)
+	env, err := wire.AppendJSON(nil, &r)
 	if err != nil {
 		return nil, err
 	}
-	at := bytes.Index(env, spliceMarker)
-	if at < 0 || bytes.Contains(env[at+len(spliceMarker):], spliceMarker) {
-		return buildBody(req, c.openAIHosted)
-	}
-	body := make([]byte, 0, len(env)-len(spliceMarker)+len(head)+size+len(tail)+1)
-	body = append(body, env[:at]...)
-	sep := false
-	add := func(seg []byte) {
-		if len(seg) == 0 {
+	parts := func(yield func([]byte) bool) {
+		if !yield(head) {
 			return
 		}
-		if sep {
-			body = append(body, ',')
+		for p := range enc.Parts() {
+			if !yield(p) {
+				return
+			}
 		}
-		body = append(body, seg...)
-		sep = true
+		yield(tail)
 	}
-	add(head)
-	for i := range entries {
-		add(entries[i].enc)
+	body, ok := wire.Splice(env, spliceMarker, len(head)+1+enc.Size+len(tail)+1, parts, 0)
+	if !ok {
+		return buildBody(req, c.openAIHosted)
 	}
-	add(tail)
-	body = append(body, env[at+len(spliceMarker):]...)
 	return body, nil
 }
 
-// encodeHistory returns the encoding of every message of msgs, taken from
-// the cache where the message and the calls it may answer are unchanged, and
-// publishes them as the cache's new content. size is their total length plus
-// a separator each.
-func (c *Client) encodeHistory(msgs []llm.Message) (entries []cachedMessage, size int, err error) {
-	old := c.cache.load()
-	entries = make([]cachedMessage, len(msgs))
-	var pending []string
-	var chat []chatMessage
-	for i := range msgs {
-		m := &msgs[i]
-		if i < len(old) && old[i].snap.matches(m) && sameIDs(old[i].pendingIn, pending) {
-			entries[i] = old[i]
-		} else {
-			var out []string
-			if chat, out, err = appendMessage(chat[:0], i, m, pending); err != nil {
-				return nil, 0, err
-			}
-			enc, err := encodeMessages(nil, chat)
-			if err != nil {
-				return nil, 0, err
-			}
-			entries[i] = cachedMessage{snap: snapshotOf(m), pendingIn: pending, pendingOut: out, enc: enc}
-		}
-		pending = entries[i].pendingOut
-		size += len(entries[i].enc) + 1
+// pending are the open call ids a message was translated with (in), and
+// those it leaves open for the next message (out; see appendMessage). Both
+// are never modified once stored.
+type pending struct{ in, out []string }
+
+// codec encodes single messages for the encoding cache. A message's chat
+// messages depend on the calls of the previous assistant message that are
+// still unanswered (Chat Completions pairs every call with a tool message,
+// so a user message's tool results are sent as tool messages or as text,
+// and an assistant message first answers the calls its predecessor left
+// open), so those are its key.
+type codec struct{}
+
+func (codec) Key(_ int, prev *wire.Entry[pending]) pending {
+	if prev == nil {
+		return pending{}
 	}
-	c.cache.store(entries)
-	return entries, size, nil
+	return pending{in: prev.Key.out}
+}
+
+func (codec) SameKey(a, b pending) bool { return sameIDs(a.in, b.in) }
+
+func (codec) Encode(i int, m *llm.Message, k pending) ([]byte, pending, error) {
+	chat, out, err := appendMessage(nil, i, m, k.in)
+	if err != nil {
+		return nil, k, err
+	}
+	enc, err := wire.AppendElements(nil, chat)
+	if err != nil {
+		return nil, k, err
+	}
+	return enc, pending{in: k.in, out: out}, nil
+}
+
+// sameIDs reports whether two lists of call ids are equal.
+func sameIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !wire.SameString(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func indexOf(ids []string, id string) int {
@@ -445,47 +423,15 @@ func indexOf(ids []string, id string) int {
 // object, and one bad call must not make every later call of the session
 // fail.
 func arguments(in json.RawMessage) string {
-	if isJSONObject(in) {
+	if wire.IsJSONObject(in) {
 		return string(in)
 	}
 	return "{}"
 }
 
-// isJSONObject reports whether b is valid JSON whose value is an object.
-func isJSONObject(b []byte) bool {
-	t := bytes.TrimLeft(b, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && json.Valid(b)
-}
-
-// emptyParameters is the schema of a tool without parameters.
-var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
-
 // parameters returns a tool's JSON Schema as the function parameters,
 // byte-for-byte (json.RawMessage is only compacted on encoding), so the tool
 // list is identical on every call and prompt caching holds.
 func parameters(schema json.RawMessage) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(schema)) == 0 {
-		return emptyParameters, nil
-	}
-	if !isJSONObject(schema) {
-		return nil, fmt.Errorf("input schema is not a JSON object")
-	}
-	var top struct {
-		Type json.RawMessage `json:"type"`
-	}
-	if err := json.Unmarshal(schema, &top); err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	if top.Type == nil {
-		// OpenAI requires "type": "object" at the top; a schema that
-		// leaves it implicit gets it prepended, the rest untouched.
-		t := bytes.TrimLeft(schema, " \t\r\n")[1:]
-		fixed := make([]byte, 0, len(t)+17)
-		fixed = append(fixed, `{"type":"object"`...)
-		if bytes.TrimLeft(t, " \t\r\n")[0] != '}' {
-			fixed = append(fixed, ',')
-		}
-		return append(fixed, t...), nil
-	}
-	return schema, nil
+	return wire.ObjectSchema(schema)
 }

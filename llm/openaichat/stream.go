@@ -4,38 +4,36 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
-	"strconv"
-	"unicode/utf8"
 
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/internal/wire"
 )
 
 // chunk is one chat.completion.chunk, with the non-standard fields
 // compatible servers add. Fields that can be null decode to their zero value.
 type chunk struct {
-	Object  text      `json:"object"`
-	Model   text      `json:"model"`
+	Object  wire.Text `json:"object"`
+	Model   wire.Text `json:"model"`
 	Choices []choice  `json:"choices"`
 	Usage   *usage    `json:"usage"`
-	Error   rawObject `json:"error"`
+	Error   wire.Raw  `json:"error"`
 }
 
 type choice struct {
-	Index        int   `json:"index"`
-	Delta        delta `json:"delta"`
-	FinishReason text  `json:"finish_reason"`
+	Index        int       `json:"index"`
+	Delta        delta     `json:"delta"`
+	FinishReason wire.Text `json:"finish_reason"`
 	// Moonshot's own API reports usage inside the final choice.
 	Usage *usage `json:"usage"`
 }
 
 type delta struct {
-	Content content `json:"content"`
-	Refusal text    `json:"refusal"`
+	Content content   `json:"content"`
+	Refusal wire.Text `json:"refusal"`
 	// ReasoningContent is the reasoning of Z.ai, Kimi, DeepSeek, xAI and
 	// llama.cpp; Reasoning that of OpenRouter and some vLLM builds.
-	ReasoningContent text `json:"reasoning_content"`
-	Reasoning        text `json:"reasoning"`
+	ReasoningContent wire.Text `json:"reasoning_content"`
+	Reasoning        wire.Text `json:"reasoning"`
 	// ReasoningDetails is OpenRouter's structured copy of Reasoning; some
 	// routers send it beside reasoning_content too, so it is only read when
 	// neither of the others carries the text.
@@ -44,33 +42,33 @@ type delta struct {
 }
 
 type reasoningDetail struct {
-	Type    text `json:"type"`
-	Text    text `json:"text"`
-	Summary text `json:"summary"`
+	Type    wire.Text `json:"type"`
+	Text    wire.Text `json:"text"`
+	Summary wire.Text `json:"summary"`
 }
 
 type toolCallDelta struct {
 	// Index is nil on servers that leave it out; see normalizer.toolCall.
-	Index    *int `json:"index"`
-	ID       text `json:"id"`
+	Index    *int      `json:"index"`
+	ID       wire.Text `json:"id"`
 	Function struct {
-		Name text `json:"name"`
+		Name wire.Text `json:"name"`
 		// Arguments is a string of JSON; a server that sends the
-		// object itself gets its raw JSON taken (see text).
-		Arguments text `json:"arguments"`
+		// object itself gets its raw JSON taken (see wire.Text).
+		Arguments wire.Text `json:"arguments"`
 	} `json:"function"`
 }
 
 // usage holds the token counts of every dialect; see llmUsage.
 type usage struct {
-	PromptTokens        tokenCount `json:"prompt_tokens"`
-	CompletionTokens    tokenCount `json:"completion_tokens"`
+	PromptTokens        wire.Count `json:"prompt_tokens"`
+	CompletionTokens    wire.Count `json:"completion_tokens"`
 	PromptTokensDetails *struct {
-		CachedTokens     tokenCount `json:"cached_tokens"`
-		CacheWriteTokens tokenCount `json:"cache_write_tokens"`
+		CachedTokens     wire.Count `json:"cached_tokens"`
+		CacheWriteTokens wire.Count `json:"cache_write_tokens"`
 	} `json:"prompt_tokens_details"`
-	CachedTokens         tokenCount `json:"cached_tokens"`           // Moonshot
-	PromptCacheHitTokens tokenCount `json:"prompt_cache_hit_tokens"` // DeepSeek
+	CachedTokens         wire.Count `json:"cached_tokens"`           // Moonshot
+	PromptCacheHitTokens wire.Count `json:"prompt_cache_hit_tokens"` // DeepSeek
 }
 
 // llmUsage normalizes u. The prompt count includes the cached tokens in
@@ -89,69 +87,6 @@ func (u *usage) llmUsage() llm.Usage {
 	// somewhere; a negative input count would only spread the error.
 	out.InputTokens = max(0, int64(u.PromptTokens)-out.CacheReadTokens-out.CacheWriteTokens)
 	return out
-}
-
-// tokenCount is a token figure. Some servers send counts as floats (12.0);
-// anything that is not a number reads as 0 rather than failing the stream
-// over an accounting field.
-type tokenCount int64
-
-func (t *tokenCount) UnmarshalJSON(b []byte) error {
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || f < 0 || math.IsNaN(f) || f > math.MaxInt64/2 {
-		*t = 0
-		return nil
-	}
-	*t = tokenCount(f)
-	return nil
-}
-
-// rawObject keeps a field's raw JSON, with null and absence both empty.
-type rawObject []byte
-
-func (r *rawObject) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*r = nil
-		return nil
-	}
-	*r = append((*r)[:0], b...)
-	return nil
-}
-
-// present reports whether an "error" member says anything: null, false, ""
-// and empty containers, which some servers send on healthy chunks, do not.
-func (r rawObject) present() bool {
-	switch string(bytes.TrimSpace(r)) {
-	case "", "null", "false", `""`, "{}", "[]":
-		return false
-	}
-	return true
-}
-
-// text is a string field that tolerates other JSON rather than failing the
-// whole stream: null reads as "", and a number, object or array as its raw
-// JSON (some servers send tool arguments as an object, not a string).
-type text string
-
-func (t *text) UnmarshalJSON(b []byte) error {
-	switch {
-	case len(b) > 0 && b[0] == '"':
-		// The usual string without escapes needs no decoding (the chunk
-		// was validated as a whole before fields are decoded).
-		if bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
-			*t = text(b[1 : len(b)-1])
-			return nil
-		}
-		var s string
-		err := json.Unmarshal(b, &s)
-		*t = text(s)
-		return err
-	case string(b) == "null":
-		*t = ""
-	default:
-		*t = text(b)
-	}
-	return nil
 }
 
 // content is delta.content: a string, or (Mistral's reasoning models) an
@@ -249,10 +184,18 @@ type toolCall struct {
 
 var doneMarker = []byte("[DONE]")
 
-// handle normalizes one server-sent event into n.out. It reports whether the
+// handle normalizes one server-sent event for wire.Pump: the events to
+// yield, whether the stream is complete (StreamEnd is then the last event)
+// and the provider's or a protocol error, which follows the events.
+func (n *normalizer) handle(ev wire.Event) ([]llm.StreamEvent, bool, error) {
+	end, err := n.event(ev.Type, ev.Data)
+	return n.out, end, err
+}
+
+// event normalizes one server-sent event into n.out. It reports whether the
 // stream is complete (StreamEnd is then the last event in n.out), or the
 // provider's or a protocol error, which follows whatever n.out holds.
-func (n *normalizer) handle(eventType string, data []byte) (bool, error) {
+func (n *normalizer) event(eventType string, data []byte) (bool, error) {
 	n.out = n.out[:0]
 	n.started = true
 	data = bytes.TrimSpace(data)
@@ -267,12 +210,12 @@ func (n *normalizer) handle(eventType string, data []byte) (bool, error) {
 	var c chunk
 	if err := json.Unmarshal(data, &c); err != nil {
 		return false, &llm.Error{Kind: llm.ErrBrokenStream,
-			Message: fmt.Sprintf("malformed chunk: %v: %s", err, truncate(string(data), 200)), Err: err}
+			Message: fmt.Sprintf("malformed chunk: %v: %s", err, wire.Truncate(string(data), 200)), Err: err}
 	}
 	// Errors come as a top-level "error" member (OpenAI, OpenRouter, newer
 	// vLLM) or as a bare error object (older vLLM). OpenRouter also puts
 	// choices with finish_reason "error" beside it, which add nothing.
-	if c.Error.present() || c.Object == "error" {
+	if c.Error.Present() || c.Object == "error" {
 		e, _ := parseErrorBody(data)
 		return false, fromStreamError(e, data)
 	}
