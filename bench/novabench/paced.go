@@ -60,8 +60,8 @@ type pacedResult struct {
 	// completion; for the shared file, the later of that and the end of
 	// the call before it).
 	lags  []time.Duration
-	next  time.Duration   // the next request, from the first one's arrival
-	ideal time.Duration   // the same, had every call started the instant it could
+	next  time.Duration // the next request, from the first one's arrival
+	ideal time.Duration // the same, had every call started the instant it could
 	// inOrder: the calls ran one after another, in call order.
 	inOrder bool
 }
