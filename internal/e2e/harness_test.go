@@ -191,23 +191,6 @@ func toolResultsSent(t *testing.T, req llmtest.Request) []map[string]any {
 	return out
 }
 
-// resultText flattens a tool_result block's content (string or blocks).
-func resultText(b map[string]any) string {
-	switch c := b["content"].(type) {
-	case string:
-		return c
-	case []any:
-		var s strings.Builder
-		for _, x := range c {
-			if m, ok := x.(map[string]any); ok {
-				s.WriteString(fmt.Sprint(m["text"]))
-			}
-		}
-		return s.String()
-	}
-	return ""
-}
-
 // modelCalls are the recorded model requests, leaving out the lookups nova
 // makes beside them (the models endpoint, for the context window).
 func modelCalls(srv *llmtest.Server) []llmtest.Request {
