@@ -101,6 +101,7 @@ func (z *analyzer) addCommand(words []wordInfo, assigns []string, text string) i
 			c.Args[i] = w.text
 		}
 	}
+	identify(&c, words)
 	z.sink.a.Commands = append(z.sink.a.Commands, c)
 	z.sink.meta = append(z.sink.meta, cmdMeta{})
 	return len(z.sink.a.Commands) - 1

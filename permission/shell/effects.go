@@ -28,6 +28,15 @@ type Effects struct {
 	// Writes are the paths it creates, changes or removes, absolute and
 	// clean (a directory stands for everything below it).
 	Writes []string
+	// MayRead and MayWrite are the paths named by commands whose effects
+	// the analyser cannot bound (their operands and option values,
+	// absolute): what such a command might read or write. The chain applies
+	// its hard checks and deny rules to them as to Reads and Writes.
+	MayRead, MayWrite []string
+	// Unnamed are words that may name a file but are only known at run
+	// time ($F, a path after a lost cd): no rule about paths can be checked
+	// against them.
+	Unnamed []string
 	// Env names the environment variables the line reads, other than the
 	// harmless ones (HOME, PWD, PATH, LANG, …): echo $GITHUB_TOKEN reads a
 	// secret as surely as cat .env does.
@@ -107,6 +116,12 @@ func (z *analyzer) addRead(r Read) {
 		}
 	}
 	z.sink.a.Effects.Reads = append(z.sink.a.Effects.Reads, r)
+}
+
+func (z *analyzer) unnamed(text string) {
+	if !slices.Contains(z.sink.a.Effects.Unnamed, text) {
+		z.sink.a.Effects.Unnamed = append(z.sink.a.Effects.Unnamed, text)
+	}
 }
 
 func (z *analyzer) addWrite(p string) {
@@ -247,6 +262,41 @@ func (z *analyzer) effects(c *cmd) {
 		z.changerEffects(c)
 	default:
 		z.unbounded("%s is not a program whose files the analyser can list", prog)
+		z.namedPaths(c)
+	}
+}
+
+// namedPaths records what a command the analyser cannot bound names: each
+// operand and option value that may be a path might be read or written.
+func (z *analyzer) namedPaths(c *cmd) {
+	fx := &z.sink.a.Effects
+	add := func(w wordInfo) {
+		vals, ok := z.wordPaths(c, w)
+		if !ok {
+			return
+		}
+		for _, v := range vals {
+			if v == "-" || harmlessReads[v] || strings.Contains(v, "://") {
+				continue
+			}
+			for _, a := range z.absPaths(v, c.st) {
+				if !slices.Contains(fx.MayRead, a) {
+					fx.MayRead = append(fx.MayRead, a)
+					fx.MayWrite = append(fx.MayWrite, a)
+				}
+			}
+		}
+	}
+	for _, i := range operandWords(c) {
+		add(c.argv[i])
+	}
+	for _, w := range c.argv[1:] {
+		if w.nonPath || !w.full || !strings.HasPrefix(w.val, "-") {
+			continue
+		}
+		for _, v := range attachedPaths(w.val) {
+			add(wordInfo{text: v, lit: v, val: v, full: true})
+		}
 	}
 }
 
@@ -709,11 +759,13 @@ func (z *analyzer) wordPaths(c *cmd, w wordInfo) ([]string, bool) {
 		vals = w.alts
 	default:
 		z.unbounded("%s names a path only known at run time: %s", c.argv[0].val, w.text)
+		z.unnamed(w.text)
 		return nil, false
 	}
 	for _, v := range vals {
 		if !strings.HasPrefix(v, "/") && len(c.st.cwds()) == 0 {
 			z.unbounded("%s names %s relative to a directory the analyser could not follow", c.argv[0].val, v)
+			z.unnamed(v)
 			return nil, false
 		}
 	}

@@ -58,6 +58,16 @@ type Command struct {
 	Assigns []string
 	// Text is the command's source text, for messages.
 	Text string
+	// Program is the program's name without its directory (/bin/rm is
+	// rm), from a variable's value when the analyser knows it (r=rm; $r);
+	// "" when it is only known at run time.
+	Program string
+	// Canon are the command's words as deny rules see them: Program, then
+	// the arguments with known values resolved, and for git without its
+	// global options (git -C x push is git push). nil when Program is "".
+	// CanonDynamic marks the words still only known at run time.
+	Canon        []string
+	CanonDynamic []bool
 }
 
 // Write is a file a command writes.

@@ -883,6 +883,7 @@ func (z *analyzer) writeTarget(w wordInfo, st state, appendMode bool, what strin
 		// brace, may be several files): the chain asks.
 		z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: w.text, Dynamic: true, Append: appendMode})
 		z.unbounded("%s writes a file only known at run time", what)
+		z.unnamed(w.text)
 		z.checkWrite(w, st, what)
 		return
 	}
@@ -892,6 +893,7 @@ func (z *analyzer) writeTarget(w wordInfo, st state, appendMode bool, what strin
 		}
 	} else {
 		z.unbounded("%s writes relative to a directory the analyser could not follow", what)
+		z.unnamed(w.val)
 	}
 	p := w.val
 	dyn := false
