@@ -132,7 +132,8 @@ var (
 // subject is what a call touches, as the chain sees it.
 type subject struct {
 	command  *shell.Analysis
-	paths    []pathguard.Info // files the call reads or writes
+	files    commandPaths     // what the command reads and writes, inspected
+	paths    []pathguard.Info // files a file tool reads or writes
 	write    bool
 	host     string
 	badInput string // arguments the chain cannot read: ask
@@ -154,6 +155,7 @@ func (c *Checker) subjectOf(call Call) subject {
 			return subject{badInput: "it has no command"}
 		}
 		s.command = shell.Analyze(cmd, shell.Options{Workspace: c.cfg.Workspace, Home: c.cfg.Home})
+		s.files = c.inspectCommand(s.command)
 	case slices.Contains(writeTools, call.Tool):
 		p, ok := str("file_path")
 		if !ok {
@@ -208,15 +210,21 @@ func (c *Checker) decide(call Call) Decision {
 		return d
 	}
 
-	// 1. Deny rules.
+	// 1. Deny rules, for every way of naming the program or file the
+	// analyser can see; what it cannot resolve against them is asked.
 	if r, ok := c.match(cfg.Deny, call, s, base, true); ok {
 		return out(Deny, fmt.Sprintf("denied by rule %s", r), r.String())
 	}
 	if s.badInput != "" {
 		return out(Ask, fmt.Sprintf("%s: %s", call.Tool, s.badInput), "")
 	}
+	if why := c.unresolvedByDeny(s); why != "" {
+		return out(Ask, why, "")
+	}
 
-	// 2. Hard checks: these ask whatever the rules say.
+	// 2. Hard checks: these ask whatever the rules and the mode say (an
+	// explicit rule for the very path lifts the ones about secrets and
+	// places outside the workspace).
 	if a := s.command; a != nil {
 		if a.ParseError != "" {
 			return out(Ask, "the command could not be parsed: "+a.ParseError, "")
@@ -226,6 +234,7 @@ func (c *Checker) decide(call Call) Decision {
 		}
 	}
 	bypass := cfg.Mode == ModeBypass
+	allowed := append(slices.Clone(c.always), cfg.Allow...)
 	for _, p := range c.touched(s) {
 		write := s.write || p.write
 		switch {
@@ -233,16 +242,43 @@ func (c *Checker) decide(call Call) Decision {
 			return out(Ask, fmt.Sprintf("cannot tell where %s leads: %s", p.Input, p.Err), "")
 		case write && p.Special != "":
 			return out(Ask, fmt.Sprintf("%s is %s", p.Input, p.Special), "")
+		case write && p.Protected != "":
+			return out(Ask, fmt.Sprintf("writing %s: %s", p.Input, p.Protected), "")
+		case write && p.maybe:
+			// A program the analyser cannot bound names it: only what
+			// no write may touch is asked here; the OS sandbox keeps
+			// such programs inside the workspace.
 		case write && p.HardLinks > 1:
 			return out(Ask, fmt.Sprintf("%s has %d hard links; one may be outside the workspace", p.Input, p.HardLinks), "")
-		case write && p.Protected != "" && !bypass:
-			return out(Ask, fmt.Sprintf("writing %s: %s", p.Input, p.Protected), "")
-		case !write && p.Secret != "" && !bypass:
-			if r, ok := c.explicitPathRule(append(slices.Clone(c.always), cfg.Allow...), call.Tool, p, base); ok {
-				return out(Allow, fmt.Sprintf("secret %s allowed by rule %s", p.Input, r), r.String())
+		case write && !p.Inside:
+			tool := call.Tool
+			if s.command != nil {
+				tool = "Edit"
+			}
+			if _, ok := c.pathRule(allowed, tool, p.Info, base); ok {
+				continue // a rule names this very place: the rules decide below
+			}
+			return out(Ask, fmt.Sprintf("writing %s, outside the workspace", p.Input), "")
+		case !write && p.Secret != "":
+			tool := call.Tool
+			if s.command != nil {
+				tool = "Read"
+			}
+			if r, ok := c.pathRule(allowed, tool, p.Info, base); ok {
+				if s.command == nil {
+					return out(Allow, fmt.Sprintf("secret %s allowed by rule %s", p.Input, r), r.String())
+				}
+				continue
 			}
 			return out(Ask, fmt.Sprintf("reading %s: %s", p.Input, p.Secret), "")
+		case !write && !p.Inside && s.command != nil && !bypass:
+			if _, ok := c.pathRule(allowed, "Read", p.Info, base); !ok {
+				return out(Ask, fmt.Sprintf("reads %s, outside the workspace", p.Input), "")
+			}
 		}
+	}
+	if why := c.treeSecrets(s); why != "" {
+		return out(Ask, why, "")
 	}
 	if a := s.command; a != nil && len(a.Unsafe) > 0 {
 		if bypass {
@@ -251,8 +287,8 @@ func (c *Checker) decide(call Call) Decision {
 		return out(Ask, "the command cannot be checked safely: "+strings.Join(a.Unsafe, "; "), "")
 	}
 
-	// 3. Ask rules.
-	if r, ok := c.match(cfg.Ask, call, s, base, false); ok {
+	// 3. Ask rules: like deny rules, one part of the call is enough.
+	if r, ok := c.match(cfg.Ask, call, s, base, true); ok {
 		return out(Ask, fmt.Sprintf("rule %s asks", r), r.String())
 	}
 
@@ -274,19 +310,28 @@ func (c *Checker) decide(call Call) Decision {
 type touchedPath struct {
 	pathguard.Info
 	write bool
+	// maybe: a command the analyser cannot bound names the path; it may
+	// read or write it.
+	maybe bool
 }
 
+// touched lists what a call reads and writes: a file tool's path, or what
+// a command line writes for certain, what its unbounded commands name
+// (as possible writes) and what it reads.
 func (c *Checker) touched(s subject) []touchedPath {
 	var out []touchedPath
 	for _, p := range s.paths {
-		out = append(out, touchedPath{p, s.write})
+		out = append(out, touchedPath{Info: p, write: s.write})
 	}
-	if s.command != nil {
-		for _, w := range s.command.Writes {
-			if !w.Dynamic {
-				out = append(out, touchedPath{c.guard.Inspect(w.Path, c.cfg.Workspace), true})
-			}
-		}
+	f := s.files
+	for _, p := range f.writes {
+		out = append(out, touchedPath{Info: p, write: true})
+	}
+	for _, p := range f.mayWrite {
+		out = append(out, touchedPath{Info: p, write: true, maybe: true})
+	}
+	for _, r := range f.reads {
+		out = append(out, touchedPath{Info: r.Info, maybe: r.maybe})
 	}
 	return out
 }
@@ -298,13 +343,15 @@ func (c *Checker) byMode(call Call, s subject, out func(Behavior, string, string
 	}
 	inside := true
 	for _, p := range c.touched(s) {
-		inside = inside && p.Inside
+		if p.write && !p.maybe || s.command == nil {
+			inside = inside && p.Inside
+		}
 	}
 	readOnly := call.ReadOnly && s.command == nil
 	if a := s.command; a != nil && a.ReadOnly() {
 		// A command that only reads is treated like the read-only
 		// tools: no question inside the workspace, in every mode.
-		if why := c.readsOutsideOrSecret(a); why != "" {
+		if why := c.readsOutsideOrSecret(s); why != "" {
 			return out(Ask, why, "")
 		}
 		return out(Allow, "read-only command inside the workspace", "")
@@ -341,56 +388,26 @@ func (c *Checker) byMode(call Call, s subject, out func(Behavior, string, string
 	return out(Ask, fmt.Sprintf("%s may change files or run commands", call.Tool), "")
 }
 
-// Limits of the checks of a read-only command's reads: a pattern's matches
-// and a walked tree's entries beyond these are not looked at, so the command
-// is asked about instead.
-const (
-	maxGlobMatches = 1000
-	maxTreeEntries = 20_000
-)
-
 // readsOutsideOrSecret says why a read-only command's reads need a person,
 // or "": a path outside the workspace (and additional directories), one
 // that cannot be resolved, a special file, a protected or secret path, or a
 // tree read for contents that holds a secret (grep -r, rg).
-func (c *Checker) readsOutsideOrSecret(a *shell.Analysis) string {
-	ws := c.cfg.Workspace
-	for _, r := range a.Effects.Reads {
-		paths := []string{r.Path}
-		if r.Glob {
-			if strings.ContainsAny(r.Path, "{}") {
-				return fmt.Sprintf("reads files matching %s, a pattern with braces the check does not expand", r.Path)
-			}
-			m, err := filepath.Glob(r.Path)
-			if err != nil {
-				return fmt.Sprintf("reads files matching %s, which is not a valid pattern", r.Path)
-			}
-			if len(m) > maxGlobMatches {
-				return fmt.Sprintf("reads the %d files matching %s, too many to check", len(m), r.Path)
-			}
-			paths = append(shellMatches(r.Path, m), r.GlobDir())
-		}
-		for _, p := range paths {
-			info := c.guard.Inspect(p, ws)
-			switch {
-			case info.Err != "":
-				return fmt.Sprintf("cannot tell where %s leads: %s", p, info.Err)
-			case !info.Inside:
-				return fmt.Sprintf("reads %s, outside the workspace", p)
-			case info.Special != "":
-				return fmt.Sprintf("reads %s, which is %s", p, info.Special)
-			case info.Secret != "":
-				return fmt.Sprintf("reading %s: %s", p, info.Secret)
-			case info.Protected != "":
-				return fmt.Sprintf("reading %s: %s", p, info.Protected)
-			case r.Tree && r.Contents:
-				if why := c.guard.SecretBelow(info.Resolved, r.SkipsHidden, maxTreeEntries); why != "" {
-					return "reads every file under " + p + ", which includes " + why
-				}
-			}
+func (c *Checker) readsOutsideOrSecret(s subject) string {
+	for _, r := range s.files.reads {
+		switch p := r.Info; {
+		case p.Err != "":
+			return fmt.Sprintf("cannot tell where %s leads: %s", p.Input, p.Err)
+		case !p.Inside:
+			return fmt.Sprintf("reads %s, outside the workspace", p.Input)
+		case p.Special != "":
+			return fmt.Sprintf("reads %s, which is %s", p.Input, p.Special)
+		case p.Secret != "":
+			return fmt.Sprintf("reading %s: %s", p.Input, p.Secret)
+		case p.Protected != "":
+			return fmt.Sprintf("reading %s: %s", p.Input, p.Protected)
 		}
 	}
-	return ""
+	return c.treeSecrets(s)
 }
 
 // shellMatches keeps the matches of pattern that bash would expand to: a
@@ -432,8 +449,10 @@ func (c *Checker) match(rs []rules.Rule, call Call, s subject, base rules.Base, 
 		}
 	}
 	switch {
+	case s.command != nil && any:
+		return c.denyMatch(rs, s, base)
 	case s.command != nil:
-		return c.matchCommand(rs, s, base, any)
+		return c.matchCommand(rs, s, base)
 	case len(s.paths) > 0:
 		var first rules.Rule
 		for i, p := range s.paths {
@@ -459,40 +478,21 @@ func (c *Checker) match(rs []rules.Rule, call Call, s subject, base rules.Base, 
 	return rules.Rule{}, false
 }
 
-func (c *Checker) matchCommand(rs []rules.Rule, s subject, base rules.Base, any bool) (rules.Rule, bool) {
+// matchCommand finds the allow rule covering a whole command line: every
+// simple command covered, every file it writes covered.
+func (c *Checker) matchCommand(rs []rules.Rule, s subject, base rules.Base) (rules.Rule, bool) {
 	a := s.command
 	var first rules.Rule
-	matched := 0
-	for _, cmd := range a.Commands {
-		r, ok := commandRule(rs, cmd, any)
-		if ok && any {
-			return r, true
-		}
+	for i, cmd := range a.Commands {
+		r, ok := commandRule(rs, cmd, false)
 		if !ok {
-			if !any {
-				return rules.Rule{}, false
-			}
-			continue
+			return rules.Rule{}, false
 		}
-		if matched == 0 {
+		if i == 0 {
 			first = r
 		}
-		matched++
 	}
-	if any {
-		// A denied file among the command's writes denies the command.
-		for _, w := range a.Writes {
-			if w.Dynamic {
-				continue
-			}
-			p := c.guard.Inspect(w.Path, c.cfg.Workspace)
-			if r, ok := c.pathRule(rs, "Edit", p, base); ok {
-				return r, true
-			}
-		}
-		return rules.Rule{}, false
-	}
-	if matched == 0 || !c.writesCovered(rs, s, base) {
+	if len(a.Commands) == 0 || !c.writesCovered(rs, s, base) {
 		return rules.Rule{}, false
 	}
 	return first, true
@@ -572,12 +572,6 @@ func (c *Checker) pathRule(rs []rules.Rule, tool string, p pathguard.Info, base 
 		}
 	}
 	return rules.Rule{}, false
-}
-
-// explicitPathRule is an allow rule naming the path itself (not a bare tool
-// rule): only that lifts the default ask on secrets.
-func (c *Checker) explicitPathRule(rs []rules.Rule, tool string, p touchedPath, base rules.Base) (rules.Rule, bool) {
-	return c.pathRule(rs, tool, p.Info, base)
 }
 
 func (c *Checker) suggest(call Call, s subject, base rules.Base) []string {

@@ -204,7 +204,7 @@ var safeCommands = []struct {
 	{[]string{"Bash(cat:*)"}, "cat README.md 2>&1"},
 	{[]string{"Bash(echo:*)"}, "echo 'rm -rf /'"},
 	{[]string{"Bash(echo:*)"}, "echo \"hello world\""},
-	{[]string{"Bash(grep:*)"}, "grep -rn 'mkfs' ."},
+	{[]string{"Bash(grep:*)"}, "grep -rn 'mkfs' src"},
 	{[]string{"Bash(rm:*)"}, "rm -rf ./build"},
 	{[]string{"Bash(rm:*)"}, "rm -rf node_modules"},
 	{[]string{"Bash(git log:*)"}, "git log --format='%H %s'"},

@@ -157,7 +157,10 @@ func sandboxedBash(t *testing.T, backend string, env []string) {
 	srv := llmtest.NewServer(
 		llmtest.Turn{Blocks: []llmtest.Block{
 			bash("in", "echo inside > inside.txt && cat inside.txt"),
-			bash("out", "echo escaped > "+filepath.Join(outside, "x.txt")+"; echo rc=$?"),
+			// The target is built at run time, so the chain cannot see it
+			// (a visible write outside is asked even in bypass mode): only
+			// the sandbox stands in the way.
+			bash("out", "echo escaped > \"$(printf %s "+filepath.Join(outside, "x.txt")+")\"; echo rc=$?"),
 			bash("net", "cat </dev/tcp/127.0.0.1/"+ln.port+" && echo connected || echo no-network"),
 		}},
 		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}},
@@ -196,7 +199,7 @@ func sandboxedBash(t *testing.T, backend string, env []string) {
 	}
 	srv.Push(
 		llmtest.Turn{Blocks: []llmtest.Block{
-			bash("out", "echo escaped > "+filepath.Join(outside, "x.txt")),
+			bash("out", "echo escaped > \"$(printf %s "+filepath.Join(outside, "x.txt")+")\""),
 			bash("net", "cat </dev/tcp/127.0.0.1/"+ln.port+" && echo connected || echo no-network"),
 		}},
 		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}},

@@ -118,6 +118,16 @@ func (z *analyzer) addRead(r Read) {
 	z.sink.a.Effects.Reads = append(z.sink.a.Effects.Reads, r)
 }
 
+// unnamedWords records every word of a command only known at run time:
+// when the analyser gives up on a command, any of them may name a file.
+func (z *analyzer) unnamedWords(c *cmd) {
+	for _, w := range c.argv[1:] {
+		if w.dyn && !w.full && !w.nonPath {
+			z.unnamed(w.text)
+		}
+	}
+}
+
 func (z *analyzer) unnamed(text string) {
 	if !slices.Contains(z.sink.a.Effects.Unnamed, text) {
 		z.sink.a.Effects.Unnamed = append(z.sink.a.Effects.Unnamed, text)
@@ -291,9 +301,10 @@ func (z *analyzer) namedPaths(c *cmd) {
 		add(c.argv[i])
 	}
 	for _, w := range c.argv[1:] {
-		if w.nonPath || !w.full || !strings.HasPrefix(w.val, "-") {
+		if w.nonPath || !w.full {
 			continue
 		}
+		// --file=x, -o/path, of=x (dd), @file (curl -d @f).
 		for _, v := range attachedPaths(w.val) {
 			add(wordInfo{text: v, lit: v, val: v, full: true})
 		}
@@ -351,6 +362,7 @@ func (z *analyzer) metaEffects(c *cmd) {
 		p := getopt(c.argv, 1, spec)
 		if p.dynOpt {
 			z.unbounded("%s with an option only known at run time", prog)
+			z.unnamedWords(c)
 			return
 		}
 		for _, o := range p.opts {
@@ -447,6 +459,7 @@ func (z *analyzer) jqEffects(c *cmd) {
 		"tab": 'n', "sort-keys": 'n', "exit-status": 'n', "seq": 'n', "stream": 'n', "raw-input": 'n', "ascii-output": 'n'}})
 	if p.dynOpt || p.has("L") {
 		z.unbounded("jq with an option only known at run time, or a module path")
+		z.unnamedWords(c)
 		return
 	}
 	ops := p.operands
@@ -607,6 +620,7 @@ func (z *analyzer) changerEffects(c *cmd) {
 		p := getopt(c.argv, 1, spec)
 		if p.dynOpt {
 			z.unbounded("%s with an option only known at run time", prog)
+			z.unnamedWords(c)
 			return
 		}
 		targets, _, sources := z.copyTargets(c, p)
