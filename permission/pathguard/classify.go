@@ -236,15 +236,28 @@ func (g *Guard) secretOne(p string) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	last := normName(parts[len(parts)-1])
+	if r := secretName(parts[len(parts)-1]); r != "" {
+		return r
+	}
+	return g.homeSecret(p)
+}
+
+// secretName judges a file by its name alone.
+func secretName(name string) string {
+	last := normName(name)
 	switch {
 	case last == ".env" || (strings.HasPrefix(last, ".env.") && !slices.Contains(envExamples, last)):
-		return "an environment file (" + parts[len(parts)-1] + "), which usually holds credentials"
+		return "an environment file (" + name + "), which usually holds credentials"
 	case strings.HasPrefix(last, "id_rsa") || strings.HasPrefix(last, "id_ed25519") || strings.HasPrefix(last, "id_ecdsa") || strings.HasPrefix(last, "id_dsa"):
-		return "an SSH key (" + parts[len(parts)-1] + ")"
+		return "an SSH key (" + name + ")"
 	case strings.HasSuffix(last, ".pem") || strings.HasSuffix(last, ".key"):
-		return "a key or certificate file (" + parts[len(parts)-1] + ")"
+		return "a key or certificate file (" + name + ")"
 	}
+	return ""
+}
+
+// homeSecret judges p by where it is under the home directory.
+func (g *Guard) homeSecret(p string) string {
 	for _, home := range []string{g.home, g.homeResolved} {
 		if home == "" {
 			continue

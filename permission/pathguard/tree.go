@@ -21,6 +21,11 @@ var errStop = errors.New("stop")
 func (g *Guard) SecretBelow(dir string, skipHidden bool, limit int) string {
 	seen := 0
 	var found string
+	// Names decide, but for what lies under a secret place in home
+	// (~/.ssh/…), which only a tree reaching into home can hold: only then
+	// is each path's place looked at too.
+	inHome := g.home != "" && (within(g.home, dir, false) || within(dir, g.home, false)) ||
+		g.homeResolved != "" && (within(g.homeResolved, dir, false) || within(dir, g.homeResolved, false))
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
@@ -39,7 +44,11 @@ func (g *Guard) SecretBelow(dir string, skipHidden bool, limit int) string {
 			found = fmt.Sprintf("%s holds more than %d entries, too many to check for secrets", dir, limit)
 			return errStop
 		}
-		if r := g.secretOne(p); r != "" {
+		r := secretName(d.Name())
+		if r == "" && inHome {
+			r = g.homeSecret(p)
+		}
+		if r != "" {
 			found = fmt.Sprintf("%s (%s)", r, p)
 			return errStop
 		}
