@@ -1387,7 +1387,8 @@ func hFlock(z *analyzer, c *cmd) {
 	p := getopt(c.argv, 1, optSpec{flags: "sxunoFh", withArg: "wEc", posix: true, long: map[string]byte{"shared": 'n',
 		"exclusive": 'n', "unlock": 'n', "nonblock": 'n', "timeout": 'r', "conflict-exit-code": 'r', "close": 'n',
 		"command": 'r', "no-fork": 'n', "verbose": 'n'}})
-	for _, o := range p.get("c", "command") {
+	if cs := p.get("c", "command"); len(cs) > 0 {
+		o := cs[0]
 		wrapperUnsafe(z, c)
 		if o.valIdx >= 0 {
 			z.scriptArg(c, c.argv[o.valIdx], "flock -c")
