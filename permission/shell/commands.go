@@ -40,11 +40,8 @@ func (z *analyzer) call(c *syntax.CallExpr, in state) flow {
 		st := in
 		for _, as := range c.Assigns {
 			if as.Name != nil {
-				var v wordInfo
-				if as.Value != nil {
-					v = z.resolve(as.Value, in)
-				}
-				z.checkAssignment(as.Name.Value, v, as.Value != nil, z.text(as))
+				v, ok := z.assignValue(as, in)
+				z.checkAssignment(as.Name.Value, v, ok, z.text(as))
 			}
 			st = z.assignVar(st, in, as)
 		}
@@ -64,11 +61,8 @@ func (z *analyzer) call(c *syntax.CallExpr, in state) flow {
 		if as.Name == nil {
 			continue
 		}
-		var v wordInfo
-		if as.Value != nil {
-			v = z.resolve(as.Value, in)
-		}
-		z.checkAssignment(as.Name.Value, v, as.Value != nil, z.text(as))
+		v, ok := z.assignValue(as, in)
+		z.checkAssignment(as.Name.Value, v, ok, z.text(as))
 	}
 	// The words the program receives: known values split into fields.
 	argv := make([]wordInfo, 0, len(words))
