@@ -530,7 +530,7 @@ func TestRiskyVariableForms(t *testing.T) {
 }
 
 // TestLocaleVariables: a locale is harmless by name; with a slash glibc
-// reads it as a path.
+// reads it as a path. Appends are judged as unknown values.
 func TestLocaleVariables(t *testing.T) {
 	tests := []struct {
 		src  string
@@ -548,6 +548,11 @@ func TestLocaleVariables(t *testing.T) {
 		{"LANG=$X sort x", "LANG"},
 		{"read LANG", "LANG"},
 		{"export LANG", "LANG"},
+		{"LANG+=x sort x", "LANG"},
+		// An append is never a harmless setting: the value is not the one
+		// the line shows.
+		{"PAGER+=cat git log", "PAGER"},
+		{"GIT_PAGER+= git log", "GIT_PAGER"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
