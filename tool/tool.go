@@ -63,6 +63,10 @@ type Env struct {
 	// Sandbox, if set, wraps every command Bash runs (see Sandbox); nil
 	// means commands run unsandboxed.
 	Sandbox Sandbox
+	// PassEnv names the credentials in NovaCode's environment that the
+	// user lets commands see (names, or prefixes ending in *); Bash
+	// withholds every other one (permission/cmdenv).
+	PassEnv []string
 }
 
 // PathGuard re-checks, after the open, the file a tool really got: the

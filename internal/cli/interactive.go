@@ -25,6 +25,7 @@ type interactive struct {
 	newConversation func(ctx context.Context, prompt string) (*agent.Conversation, error)
 	commandsDir     string
 	dir             string
+	passEnv         []string // credentials !cmd may see (settings' env.passthrough)
 	sess            *openedSession
 	sessionsDir     string
 	system          string
@@ -68,6 +69,7 @@ func runInteractive(ctx context.Context, opts *RootOptions, in interactive) erro
 		// NOVA_THEME=light|dark overrides what the terminal reports.
 		DetectTheme: os.Getenv("NOVA_THEME") == "" && os.Getenv("NO_COLOR") == "",
 		FirstPrompt: in.firstPrompt,
+		PassEnv:     in.passEnv,
 	}
 	return tui.Run(ctx, o, opts.IO.In, opts.IO.Out)
 }

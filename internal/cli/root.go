@@ -151,7 +151,8 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
-	settings, files, err := config.Load(config.Paths(data, dir)...)
+	paths := config.Paths(data, dir)
+	settings, files, err := config.Load(paths...)
 	if err != nil {
 		return err
 	}
@@ -159,6 +160,13 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		if len(f.Unknown) > 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "nova: warning: %s: unknown settings %s (ignored)\n", f.Path, strings.Join(f.Unknown, ", "))
 		}
+		if f.Path != paths[0] && f.Settings.Env != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "nova: warning: %s: \"env\" is ignored: only your own settings (%s) can pass credentials to commands\n", f.Path, paths[0])
+		}
+	}
+	var passEnv []string
+	if settings.Env != nil {
+		passEnv = settings.Env.Passthrough
 	}
 	ep, err := chooseEndpoint(opts.Provider, opts.Model, settings, os.Getenv)
 	if err != nil {
@@ -214,7 +222,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if n := sb.Notice(); n != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
 	}
-	env := &tool.Env{Dir: dir, Files: tool.NewFileState()}
+	env := &tool.Env{Dir: dir, Files: tool.NewFileState(), PassEnv: passEnv}
 	if g := checker.Guard(); g != nil {
 		env.Guard = g
 	}
@@ -253,6 +261,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			},
 			commandsDir: filepath.Join(dir, ".novacode", "commands"),
 			dir:         dir,
+			passEnv:     passEnv,
 			sess:        sess,
 			sessionsDir: session.ProjectDir(data, dir),
 			system:      system,

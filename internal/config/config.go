@@ -45,6 +45,21 @@ type Settings struct {
 	// positions, so a bad rule can be reported and the rest kept); here it
 	// is only kept raw.
 	Permissions json.RawMessage `json:"permissions,omitempty"`
+	// Env is the environment commands get. Only the user's own file sets
+	// it: a project's files (.novacode/settings.json and
+	// settings.local.json, which a repository can ship) could otherwise
+	// hand the user's credentials to the commands its text talks the
+	// model into. Load takes it from the first path alone.
+	Env *Env `json:"env,omitempty"`
+}
+
+// Env configures the environment of the commands NovaCode runs (Bash, the
+// TUI's !cmd).
+type Env struct {
+	// Passthrough names the credentials commands may see, which are
+	// otherwise withheld (permission/cmdenv): names (GITHUB_TOKEN) or
+	// prefixes ending in * (AWS_*).
+	Passthrough []string `json:"passthrough,omitempty"`
 }
 
 // Endpoint is one protocol's connection settings.
@@ -121,10 +136,13 @@ func Paths(dataDir, workspace string) []string {
 // Load reads the files that exist among paths and merges them. A file that
 // is not valid JSON, or has a value of the wrong type, is an error naming the
 // file and the line: silently ignoring it could drop a setting that matters.
+// The first path is the user's own file (Paths puts it first): Env is read
+// from it alone, and ignored in the others (their File still shows it, for
+// a warning).
 func Load(paths ...string) (Settings, []File, error) {
 	var merged Settings
 	var files []File
-	for _, p := range paths {
+	for i, p := range paths {
 		data, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -138,6 +156,9 @@ func Load(paths ...string) (Settings, []File, error) {
 		}
 		files = append(files, f)
 		merged = merge(merged, f.Settings)
+		if i == 0 {
+			merged.Env = f.Settings.Env
+		}
 	}
 	return merged, files, nil
 }
@@ -165,7 +186,7 @@ func parse(path string, data []byte) (File, error) {
 // "$schema" are accepted for files shared with newer versions and editors.
 var known = map[string]bool{
 	"provider": true, "model": true, "providers": true, "contextWindow": true, "maxOutputTokens": true,
-	"prices": true, "thinking": true, "compactThreshold": true, "maxRetries": true, "timeouts": true, "permissions": true, "sandbox": true, "$schema": true,
+	"prices": true, "thinking": true, "compactThreshold": true, "maxRetries": true, "timeouts": true, "permissions": true, "sandbox": true, "env": true, "$schema": true,
 }
 
 func position(data []byte, err error) string {
@@ -209,7 +230,7 @@ func kind(k string) string {
 	return k
 }
 
-// merge returns base refined by over.
+// merge returns base refined by over. Env is not merged: see Load.
 func merge(base, over Settings) Settings {
 	if over.Provider != nil {
 		base.Provider = over.Provider

@@ -111,3 +111,52 @@ func TestAddAllowRulesKeepsTheRest(t *testing.T) {
 		t.Fatal("overwrote a file that is not an object")
 	}
 }
+
+// TestEnvOnlyFromTheUsersFile: a project's files cannot pass credentials to
+// commands; only the user's own settings can.
+func TestEnvOnlyFromTheUsersFile(t *testing.T) {
+	const user, project, local = 0, 1, 2
+	tests := []struct {
+		name  string
+		files map[int]string
+		want  *Env
+	}{
+		{"user", map[int]string{user: `{"env":{"passthrough":["GITHUB_TOKEN","AWS_*"]}}`},
+			&Env{Passthrough: []string{"GITHUB_TOKEN", "AWS_*"}}},
+		{"project", map[int]string{project: `{"env":{"passthrough":["GITHUB_TOKEN"]}}`}, nil},
+		{"local", map[int]string{local: `{"env":{"passthrough":["GITHUB_TOKEN"]}}`}, nil},
+		{"project and local beside the user's", map[int]string{
+			user:    `{"env":{"passthrough":["GH_TOKEN"]}}`,
+			project: `{"env":{"passthrough":["AWS_*"]}}`,
+			local:   `{"env":{"passthrough":["*"]}}`,
+		}, &Env{Passthrough: []string{"GH_TOKEN"}}},
+		// An empty list in a project does not take the user's away
+		// either: the project has no say.
+		{"project empties it", map[int]string{
+			user:    `{"env":{"passthrough":["GH_TOKEN"]}}`,
+			project: `{"env":{"passthrough":[]}}`,
+		}, &Env{Passthrough: []string{"GH_TOKEN"}}},
+		{"none", map[int]string{user: `{"model":"m"}`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			paths := Paths(filepath.Join(dir, "home"), filepath.Join(dir, "ws"))
+			for i, content := range tt.files {
+				write(t, paths[i], content)
+			}
+			got, files, err := Load(paths...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got.Env); diff != "" {
+				t.Errorf("Env (-want +got):\n%s", diff)
+			}
+			for _, f := range files {
+				if len(f.Unknown) > 0 {
+					t.Errorf("%s: env reported unknown: %v", f.Path, f.Unknown)
+				}
+			}
+		})
+	}
+}

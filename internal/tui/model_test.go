@@ -189,6 +189,32 @@ func TestShellCommand(t *testing.T) {
 	}
 }
 
+// TestShellCommandWithholdsCredentials: !cmd gets the environment the
+// Bash tool's commands get.
+func TestShellCommandWithholdsCredentials(t *testing.T) {
+	t.Setenv("GITHUB_TOKEN", "ghp_test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws_test")
+	t.Setenv("NOVA_TEST_SETTING", "visible")
+	const line = `!echo "gh=$GITHUB_TOKEN aws=$AWS_SECRET_ACCESS_KEY setting=$NOVA_TEST_SETTING"`
+	tests := []struct {
+		pass []string
+		want string
+	}{
+		{nil, "gh= aws= setting=visible"},
+		{[]string{"GITHUB_TOKEN"}, "gh=ghp_test aws= setting=visible"},
+	}
+	for _, tt := range tests {
+		m := plainModel(Options{PassEnv: tt.pass})
+		typeText(m, line)
+		cmd := m.key(key(tea.KeyEnter))
+		m.Update(cmd())
+		if got, want := lastText(m), "! "+line[1:]+"\n"+tt.want; got != want {
+			t.Errorf("PassEnv %v: shell block %q, want %q", tt.pass, got, want)
+		}
+		m.Close()
+	}
+}
+
 func TestPermissionKeys(t *testing.T) {
 	cases := []struct {
 		name string

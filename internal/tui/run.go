@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"runtime/debug"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/novacode/nova/event"
+	"github.com/novacode/nova/permission/cmdenv"
 )
 
 // submit handles entered text: a shell command, a slash command or a prompt.
@@ -178,16 +180,22 @@ func (m *Model) quit() tea.Cmd {
 }
 
 // shell runs !cmd in the working directory with a timeout; the output
-// becomes an info block. Closing the model kills it.
+// becomes an info block. Closing the model kills it. It gets the
+// environment the Bash tool's commands get, credentials withheld unless the
+// user's settings pass them through: one rule for every command NovaCode
+// starts, so a command behaves alike whoever types it.
 func (m *Model) shell(command string) tea.Cmd {
 	if command == "" {
 		return nil
 	}
 	ctx := m.ctx
+	env := cmdenv.Environ(os.Environ(), m.o.PassEnv)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, shellTimeout)
 		defer cancel()
-		out, err := exec.CommandContext(ctx, "sh", "-c", command).CombinedOutput()
+		cmd := exec.CommandContext(ctx, "sh", "-c", command)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
 		return shellMsg{cmd: command, out: string(out), err: err}
 	}
 }

@@ -65,6 +65,9 @@ type Options struct {
 	DetectTheme bool
 	// FirstPrompt, if set, is submitted at start.
 	FirstPrompt string
+	// PassEnv names the credentials !cmd may see, as the Bash tool's
+	// (permission/cmdenv); every other one is withheld.
+	PassEnv []string
 }
 
 // Run runs the TUI on in/out until the user quits or ctx ends. It returns

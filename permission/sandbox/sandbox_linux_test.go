@@ -75,6 +75,31 @@ func runIn(t *testing.T, s *Sandbox, dir, script string, env ...string) (string,
 	return buf.String(), cmd.ProcessState.ExitCode()
 }
 
+// TestSandboxKeepsTheGivenEnvironment: each backend starts the command
+// with cmd.Env as given (plus its TMPDIR), not with this process's
+// environment, so what the Bash tool withholds (credentials) stays out.
+func TestSandboxKeepsTheGivenEnvironment(t *testing.T) {
+	t.Setenv("NOVA_TEST_PROCESS_ONLY", "leaked")
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			ws := workspace(t)
+			s := realSandbox(t, kind, Policy{Workspace: ws, TempDir: workspace(t)})
+			cmd := exec.Command("bash", "-c", `echo "given=$NOVA_TEST_GIVEN process=$NOVA_TEST_PROCESS_ONLY"`)
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "NOVA_TEST_GIVEN=yes"}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			var buf bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &buf, &buf
+			if err := s.Start(cmd); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			if got, want := strings.TrimSpace(buf.String()), "given=yes process="; got != want {
+				t.Errorf("output %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 func TestSandboxFilesystem(t *testing.T) {
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {

@@ -40,11 +40,8 @@ func (z *analyzer) call(c *syntax.CallExpr, in state) flow {
 		st := in
 		for _, as := range c.Assigns {
 			if as.Name != nil {
-				var v wordInfo
-				if as.Value != nil {
-					v = z.resolve(as.Value, in)
-				}
-				z.checkAssignment(as.Name.Value, v, as.Value != nil, z.text(as))
+				v, ok := z.assignValue(as, in)
+				z.checkAssignment(as.Name.Value, v, ok, z.text(as))
 			}
 			st = z.assignVar(st, in, as)
 		}
@@ -64,11 +61,8 @@ func (z *analyzer) call(c *syntax.CallExpr, in state) flow {
 		if as.Name == nil {
 			continue
 		}
-		var v wordInfo
-		if as.Value != nil {
-			v = z.resolve(as.Value, in)
-		}
-		z.checkAssignment(as.Name.Value, v, as.Value != nil, z.text(as))
+		v, ok := z.assignValue(as, in)
+		z.checkAssignment(as.Name.Value, v, ok, z.text(as))
 	}
 	// The words the program receives: known values split into fields.
 	argv := make([]wordInfo, 0, len(words))
@@ -1388,7 +1382,8 @@ func hFlock(z *analyzer, c *cmd) {
 	p := getopt(c.argv, 1, optSpec{flags: "sxunoFh", withArg: "wEc", posix: true, long: map[string]byte{"shared": 'n',
 		"exclusive": 'n', "unlock": 'n', "nonblock": 'n', "timeout": 'r', "conflict-exit-code": 'r', "close": 'n',
 		"command": 'r', "no-fork": 'n', "verbose": 'n'}})
-	for _, o := range p.get("c", "command") {
+	if cs := p.get("c", "command"); len(cs) > 0 {
+		o := cs[0]
 		wrapperUnsafe(z, c)
 		if o.valIdx >= 0 {
 			z.scriptArg(c, c.argv[o.valIdx], "flock -c")

@@ -70,14 +70,36 @@
 //     mapfile -C, coproc, function definitions (f(){…} can shadow any
 //     command), set -k and other set/shopt options that change how later
 //     lines are read (expand_aliases, …).
-//   - Assignments of variables that change what runs or is loaded: PATH,
-//     LD_*, DYLD_*, GIT_*, PAGER/EDITOR/VISUAL and friends, BASH_ENV, ENV,
-//     IFS, PS4, PROMPT_COMMAND, HOME, XDG_*, *_OPTIONS, *_OPTS, *FLAGS,
-//     *_PATH, *_HOME, *_COMMAND, language runtimes' variables (PYTHON*,
-//     NODE_*, PERL*, RUBY*, …) — as command prefixes (PAGER=x git log), bare,
-//     or through declare/export/local/readonly. A few harmless settings
-//     (GIT_PAGER=cat, LC_ALL=C, NODE_ENV=test, …) are allowed. declare -n,
-//     declare -i, declare with a dynamic argument, exported functions.
+//   - Assignments of variables that change what a program runs, loads,
+//     trusts or writes (vars.go, family by family): where commands and
+//     files are found (PATH, CDPATH, OLDPWD, *_PATH), IFS, shell start-up
+//     and prompts (BASH_ENV, ENV, ZDOTDIR, PROMPT_COMMAND, PS4, BASH_*,
+//     *SHELL), pagers, editors and browsers (PAGER, MANPAGER, EDITOR,
+//     VISUAL, BROWSER, LESS*, *PAGER, *EDITOR), programs named for others to
+//     run (CC, MAKE, RUSTC_WRAPPER, RSYNC_RSH, *_COMMAND, *_CMD, *_PROG,
+//     *_WRAPPER, *_SSH, *_ASKPASS, …), options read from the environment
+//     (ZIPOPT, UNZIP, GZIP, MANROFFOPT, *FLAGS, *OPTIONS, *OPTS, *OPT,
+//     *_ARGS), interpreters' start-up code and module paths (PYTHON*,
+//     PERL*, RUBY*, NODE_*, JAVA_*, CLASSPATH, LUA_*, R_PROFILE, EXINIT,
+//     VIMINIT, *_MODULE(S), *_PLUGIN(S), *_LIB(S), *_INIT, …), the dynamic
+//     loader and libc (LD_*, DYLD_*, GCONV_PATH, LOCPATH, HOSTALIASES, …),
+//     GUI and D-Bus modules, configuration homes and files (HOME, XDG_*,
+//     WGETRC, CURL_HOME, GNUPGHOME, *_HOME, *CONFIG, *_CONF, *_RC,
+//     *_FILE), history files, toolchain and version selection (GOROOT,
+//     GOTOOLCHAIN, PYENV_*, …), package managers (npm_config_*, PIP_*,
+//     CARGO_*, YARN_*, …), downloads and trust (GOPROXY, *_PROXY, CA
+//     bundles, OPENSSL_*), version control and remote access (GIT_*, GH_*,
+//     SSH_*, GPG_*, SUDO_*), containers and clouds (DOCKER_*, KUBE*, AWS_*,
+//     …) — as command prefixes (PAGER=x git log), bare, through
+//     declare/export/local/readonly, env or sudo, read/mapfile/printf -v/
+//     getopts/for/select, arithmetic ((PATH=1)) and ${X:=value}. Names are
+//     case-sensitive as in bash: an all-lower-case name is judged only by
+//     the families programs read in lower case (http_proxy, npm_config_*,
+//     TeX's shell_escape). Locale variables (LANG, LANGUAGE, LC_*) are
+//     harmless unless their value has a slash or is not known. A few
+//     harmless settings (GIT_PAGER=cat, NODE_ENV=test, …) are allowed;
+//     TMPDIR is deliberately not judged. declare -n, declare -i, declare
+//     with a dynamic argument, exported functions.
 //   - Arithmetic that can run commands: bash evaluates the value of every
 //     variable named in $((…)), $[…], ((…)), let, [[ -eq ]], array subscripts
 //     and ${x:off:len} as arithmetic again, array subscripts included, and a

@@ -400,9 +400,13 @@ func parseSed(s string) sedResult {
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
-				r.err = "unterminated " + string(c) + " command"
-				return r
+			// Two sections: the pattern (or source characters), then the
+			// replacement.
+			for range 2 {
+				if !delimited(d) {
+					r.err = "unterminated " + string(c) + " command"
+					return r
+				}
 			}
 			if c == 'y' {
 				break

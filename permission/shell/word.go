@@ -522,6 +522,10 @@ func (z *analyzer) paramSubs(p *syntax.ParamExp, st state) {
 	}
 	if p.Exp != nil {
 		z.wordSubs(p.Exp.Word, st)
+		if (p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull) && p.Param != nil {
+			// ${X:=value} assigns X when it is unset or empty.
+			z.checkAssignment(p.Param.Value, wordInfo{}, false, z.text(p))
+		}
 		if p.Exp.Op == syntax.OtherParamOps && p.Exp.Word != nil && strings.Contains(p.Exp.Word.Lit(), "P") {
 			// ${x@P} expands x as a prompt string, which runs the
 			// command substitutions in its value.
@@ -556,9 +560,15 @@ func (z *analyzer) arith(e syntax.ArithmExpr, st state) {
 	defer z.leave()
 	switch e := e.(type) {
 	case *syntax.BinaryArithm:
+		if isAssignOp(e.Op) {
+			z.arithAssign(e.X, e)
+		}
 		z.arith(e.X, st)
 		z.arith(e.Y, st)
 	case *syntax.UnaryArithm:
+		if e.Op == syntax.Inc || e.Op == syntax.Dec {
+			z.arithAssign(e.X, e)
+		}
 		z.arith(e.X, st)
 	case *syntax.ParenArithm:
 		z.arith(e.X, st)
@@ -566,6 +576,19 @@ func (z *analyzer) arith(e syntax.ArithmExpr, st state) {
 		z.arith(e.X, st)
 	case *syntax.Word:
 		z.arithWord(e, st)
+	}
+}
+
+// arithAssign judges the variable an arithmetic assignment sets: a number
+// is a value too (((PATH=1)) makes commands run from ./1).
+func (z *analyzer) arithAssign(x syntax.ArithmExpr, e syntax.ArithmExpr) {
+	w, ok := x.(*syntax.Word)
+	if !ok {
+		return
+	}
+	name, _, _ := strings.Cut(w.Lit(), "[")
+	if isName(name) {
+		z.checkAssignment(name, wordInfo{}, false, z.text(e))
 	}
 }
 

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/novacode/nova/permission/cmdenv"
 	"github.com/novacode/nova/permission/shell"
 	"github.com/novacode/nova/tool"
 )
@@ -66,7 +66,8 @@ Usage:
 - A non-zero exit code is reported as an error with "Exit code: N".
 - To leave a process running in the background, redirect its output (cmd > log 2>&1 &); otherwise output written after the command returns is lost.
 - Prefer the Read, Glob, Grep and LS tools over cat, find, grep and ls: they are faster and their output is easier to use.
-- Quote paths that contain spaces.`
+- Quote paths that contain spaces.
+- Credentials in the environment (GITHUB_TOKEN, AWS_*, *_API_KEY, *_TOKEN, *_SECRET, *_PASSWORD and the like) are withheld from commands unless the user passes them through in their settings. If a command fails for want of one, say so to the user; do not search for it.`
 
 func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, error) {
 	if strings.TrimSpace(in.Command) == "" {
@@ -85,9 +86,11 @@ func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, err
 	out := newHeadTail(maxToolOutput)
 	cmd := exec.Command(shell, "-c", in.Command)
 	cmd.Dir = env.Dir
-	// Git would otherwise try to prompt for credentials on a terminal the
-	// command does not have.
-	cmd.Env = append(commandEnv(os.Environ()), "GIT_TERMINAL_PROMPT=0")
+	// Credentials stay out of the command's environment unless the user
+	// passes them through: a prompt-injected `env` or curl would otherwise
+	// send them anywhere, sandbox or not. Git would otherwise try to prompt
+	// for credentials on a terminal the command does not have.
+	cmd.Env = append(cmdenv.Environ(os.Environ(), env.PassEnv), "GIT_TERMINAL_PROMPT=0")
 	// One writer for both streams: exec then gives the child a single pipe
 	// for stdout and stderr, which keeps their interleaving.
 	cmd.Stdout, cmd.Stderr = out, out
@@ -213,20 +216,4 @@ func (h *headTail) String() string {
 	return strings.ToValidUTF8(string(head), "\uFFFD") +
 		fmt.Sprintf("\n\n[... %d characters truncated ...]\n\n", dropped) +
 		strings.ToValidUTF8(string(tail), "\uFFFD")
-}
-
-// secretEnv are variables a command never needs and a prompt-injected one
-// would love: the model provider's credentials. They are left out of every
-// command's environment.
-var secretEnv = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "OPENAI_ADMIN_KEY"}
-
-func commandEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(secretEnv, name) {
-			out = append(out, kv)
-		}
-	}
-	return out
 }

@@ -125,6 +125,21 @@ func TestBashSandboxed(t *testing.T) {
 	}
 }
 
+// TestBashSandboxedWithholdsCredentials: the sandbox starts the command
+// with the environment Bash gives it, credentials withheld.
+func TestBashSandboxedWithholdsCredentials(t *testing.T) {
+	setCredentials(t)
+	for _, tt := range credentialCases {
+		t.Run(tt.name, func(t *testing.T) {
+			env, _ := realSandboxEnv(t)
+			env.PassEnv = tt.pass
+			if d := cmp.Diff(tt.want, seenCredentials(t, env)); d != "" {
+				t.Errorf("variables env shows (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
 // TestBashSandboxedTimeoutKillsTree checks that the timeout still kills
 // every process of a sandboxed command, the wrapper in between. The
 // processes ignore SIGTERM, so the SIGKILL that follows is needed too.

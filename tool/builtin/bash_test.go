@@ -5,13 +5,17 @@ package builtin
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/novacode/nova/tool"
 )
 
 func TestBash(t *testing.T) {
@@ -254,13 +258,62 @@ func TestProcState(t *testing.T) {
 	}
 }
 
-func TestBashHidesProviderKeys(t *testing.T) {
-	t.Setenv("ANTHROPIC_API_KEY", "sk-secret")
-	t.Setenv("OPENAI_API_KEY", "sk-other")
-	t.Setenv("NOVA_TEST_VISIBLE", "yes")
-	got := commandEnv(os.Environ())
-	joined := strings.Join(got, "\n")
-	if strings.Contains(joined, "sk-secret") || strings.Contains(joined, "sk-other") || !strings.Contains(joined, "NOVA_TEST_VISIBLE=yes") {
-		t.Fatalf("environment: %v", got)
+// testCredentials are set in the environment of the credential tests;
+// SAFE_SETTING is not a credential and always passes.
+var testCredentials = map[string]string{
+	"ANTHROPIC_API_KEY": "sk-ant-test", "OPENAI_API_KEY": "sk-test", "GITHUB_TOKEN": "ghp_test",
+	"AWS_SECRET_ACCESS_KEY": "aws-test", "AWS_ACCESS_KEY_ID": "AKIATEST", "NPM_TOKEN": "npm_test",
+	"NOVA_TEST_SAFE_SETTING": "visible",
+}
+
+// setCredentials puts testCredentials in this process's environment, which
+// Bash's commands inherit.
+func setCredentials(t *testing.T) {
+	for k, v := range testCredentials {
+		t.Setenv(k, v)
+	}
+}
+
+// seenCredentials runs `env` through Bash and returns which of
+// testCredentials it printed, sorted.
+func seenCredentials(t *testing.T, env *tool.Env) []string {
+	t.Helper()
+	res := run(t, NewBash(), env, BashInput{Command: "env"})
+	if res.IsError {
+		t.Fatalf("env: %s", res.Content)
+	}
+	var seen []string
+	for line := range strings.Lines(res.Content) {
+		name, value, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
+		if v, ok := testCredentials[name]; ok && v == value {
+			seen = append(seen, name)
+		}
+	}
+	slices.Sort(seen)
+	return seen
+}
+
+// credentialCases are the passthrough settings of the credential tests and
+// what `env` shows under each.
+var credentialCases = []struct {
+	name string
+	pass []string
+	want []string
+}{
+	{"none passed", nil, []string{"NOVA_TEST_SAFE_SETTING"}},
+	{"one passed", []string{"GITHUB_TOKEN"}, []string{"GITHUB_TOKEN", "NOVA_TEST_SAFE_SETTING"}},
+	{"a prefix passed", []string{"AWS_*"}, []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "NOVA_TEST_SAFE_SETTING"}},
+}
+
+func TestBashWithholdsCredentials(t *testing.T) {
+	setCredentials(t)
+	for _, tt := range credentialCases {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newEnv(t)
+			env.PassEnv = tt.pass
+			if d := cmp.Diff(tt.want, seenCredentials(t, env)); d != "" {
+				t.Errorf("variables env shows (-want +got):\n%s", d)
+			}
+		})
 	}
 }
