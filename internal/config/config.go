@@ -4,6 +4,11 @@
 // (.novacode/settings.local.json, personal). Later files refine earlier ones
 // field by field. Environment variables and flags, applied by the caller,
 // beat all of them.
+//
+// The project's file and the local one are in the workspace, where a
+// repository can put them: until the person trusts the workspace, the
+// settings in them that would widen what NovaCode may do apply only in part
+// (trust.go). The user's file remembers which workspaces are trusted.
 package config
 
 import (
@@ -14,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -45,6 +51,24 @@ type Settings struct {
 	// positions, so a bad rule can be reported and the rest kept); here it
 	// is only kept raw.
 	Permissions json.RawMessage `json:"permissions,omitempty"`
+	// Workspaces is what the person decided about each workspace, by its
+	// Key. Read from the user's file only.
+	Workspaces map[string]WorkspaceRecord `json:"workspaces,omitempty"`
+}
+
+// WorkspaceRecord is what the user's settings file remembers about one
+// workspace.
+type WorkspaceRecord struct {
+	// SettingsHash names the project-level settings needing trust that
+	// Trusted answers for (Workspace.Hash); when they change, the person
+	// is asked again.
+	SettingsHash string `json:"settingsHash,omitempty"`
+	// Trusted is the answer: apply those settings, or leave them out.
+	Trusted bool `json:"trusted,omitempty"`
+	// Allow holds the rules the person answered "allow always" in this
+	// workspace: their own choices, which the repository cannot forge, so
+	// they apply whether or not the workspace is trusted.
+	Allow []string `json:"allow,omitempty"`
 }
 
 // Endpoint is one protocol's connection settings.
@@ -99,14 +123,31 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the Go duration string.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
 
-// File is one loaded settings file.
+// Layer says which settings file a File is.
+type Layer string
+
+// The layers, lowest precedence first.
+const (
+	LayerUser    Layer = "user"
+	LayerProject Layer = "project"
+	LayerLocal   Layer = "local"
+)
+
+// File is one loaded settings file, as applied.
 type File struct {
-	Path     string
-	Data     []byte // the file's bytes, for parsers that report positions
+	Path  string
+	Layer Layer
+	// Data is the file's bytes, for parsers that report positions. Members
+	// that do not apply are blanked out in place (see withhold), so
+	// positions hold.
+	Data     []byte
 	Settings Settings
 	// Unknown lists keys this version does not understand (typos, or
 	// settings of a newer version); the caller warns about them.
 	Unknown []string
+	// Ignored lists settings a project-level file may not set at all
+	// (user-only ones); the caller warns about them.
+	Ignored []string
 }
 
 // Paths returns the settings files for a workspace, lowest precedence first.
@@ -153,19 +194,14 @@ func parse(path string, data []byte) (File, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err == nil {
 		for k := range raw {
-			if !known[k] {
+			// "$schema" is classified (accepted) for editors.
+			if _, _, ok := canonical("", k); !ok {
 				f.Unknown = append(f.Unknown, k)
 			}
 		}
+		sort.Strings(f.Unknown)
 	}
 	return f, nil
-}
-
-// known lists the top-level keys Settings understands; "permissions" and
-// "$schema" are accepted for files shared with newer versions and editors.
-var known = map[string]bool{
-	"provider": true, "model": true, "providers": true, "contextWindow": true, "maxOutputTokens": true,
-	"prices": true, "thinking": true, "compactThreshold": true, "maxRetries": true, "timeouts": true, "permissions": true, "sandbox": true, "$schema": true,
 }
 
 func position(data []byte, err error) string {
