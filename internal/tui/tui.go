@@ -65,6 +65,10 @@ type Options struct {
 	DetectTheme bool
 	// FirstPrompt, if set, is submitted at start.
 	FirstPrompt string
+	// Notice, if set, is shown first in the timeline: what the CLI wants
+	// the person to know before anything runs (settings of an untrusted
+	// workspace that were left out).
+	Notice string
 }
 
 // Run runs the TUI on in/out until the user quits or ctx ends. It returns
