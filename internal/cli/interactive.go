@@ -28,6 +28,8 @@ type interactive struct {
 	sess            *openedSession
 	sessionsDir     string
 	system          string
+	// notice is shown first: settings of the workspace that were left out.
+	notice string
 }
 
 // modeCycle is the order Shift+Tab walks; bypassPermissions is only ever
@@ -68,6 +70,7 @@ func runInteractive(ctx context.Context, opts *RootOptions, in interactive) erro
 		// NOVA_THEME=light|dark overrides what the terminal reports.
 		DetectTheme: os.Getenv("NOVA_THEME") == "" && os.Getenv("NO_COLOR") == "",
 		FirstPrompt: in.firstPrompt,
+		Notice:      in.notice,
 	}
 	return tui.Run(ctx, o, opts.IO.In, opts.IO.Out)
 }

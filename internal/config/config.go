@@ -16,8 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -157,30 +155,6 @@ func Paths(dataDir, workspace string) []string {
 		filepath.Join(workspace, ".novacode", "settings.json"),
 		filepath.Join(workspace, ".novacode", "settings.local.json"),
 	}
-}
-
-// Load reads the files that exist among paths and merges them. A file that
-// is not valid JSON, or has a value of the wrong type, is an error naming the
-// file and the line: silently ignoring it could drop a setting that matters.
-func Load(paths ...string) (Settings, []File, error) {
-	var merged Settings
-	var files []File
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return Settings{}, nil, fmt.Errorf("read settings: %w", err)
-		}
-		f, err := parse(p, data)
-		if err != nil {
-			return Settings{}, nil, err
-		}
-		files = append(files, f)
-		merged = merge(merged, f.Settings)
-	}
-	return merged, files, nil
 }
 
 func parse(path string, data []byte) (File, error) {

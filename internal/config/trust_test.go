@@ -165,8 +165,14 @@ func TestProjectSettingsBeforeAndAfterTrust(t *testing.T) {
 			want: want{none, perm("defaultMode", `"acceptEdits"`), []string{"permissions.defaultMode"}}},
 		{name: "ask and deny", project: `{"permissions":{"ask":["Bash(git push:*)"],"deny":["Read(.env)"]}}`,
 			want: want{
-				with(func(a *applied) { a.Permissions["ask"] = []string{`["Bash(git push:*)"]`}; a.Permissions["deny"] = []string{`["Read(.env)"]`} }),
-				with(func(a *applied) { a.Permissions["ask"] = []string{`["Bash(git push:*)"]`}; a.Permissions["deny"] = []string{`["Read(.env)"]`} }),
+				with(func(a *applied) {
+					a.Permissions["ask"] = []string{`["Bash(git push:*)"]`}
+					a.Permissions["deny"] = []string{`["Read(.env)"]`}
+				}),
+				with(func(a *applied) {
+					a.Permissions["ask"] = []string{`["Bash(git push:*)"]`}
+					a.Permissions["deny"] = []string{`["Read(.env)"]`}
+				}),
 				nil}},
 		{name: "sandbox off", project: `{"sandbox":"off"}`,
 			want: want{none, with(func(a *applied) { a.Settings.Sandbox = ptr("off") }), []string{"sandbox"}}},
