@@ -61,7 +61,7 @@ func untrustedNotice(ws *config.Workspace, declined bool) string {
 		b.WriteString("this workspace is not trusted, so these settings of it were ignored:\n")
 	}
 	writeWidening(&b, ws)
-	fmt.Fprintf(&b, "to apply them, run `nova trust %s` (remembered until they change) or pass --trust-workspace (this run only)\n", shellQuote(ws.Key))
+	fmt.Fprintf(&b, "to apply them, run `nova trust %s` (remembered until they change) or pass --trust-workspace (this run only)\n", config.Visible(shellQuote(ws.Key)))
 	return b.String()
 }
 
@@ -176,18 +176,18 @@ func runTrust(opts *TrustOptions) error {
 	}
 	out := opts.IO.Out
 	if !ws.NeedsTrust() {
-		_, err := fmt.Fprintf(out, "Nothing in the settings of %s needs trust: all of them apply already.\n", ws.Key)
+		_, err := fmt.Fprintf(out, "Nothing in the settings of %s needs trust: all of them apply already.\n", config.Visible(ws.Key))
 		return err
 	}
 	if err := config.RememberTrust(ws.UserPath, ws.Key, ws.Hash, !opts.Revoke); err != nil {
 		return err
 	}
 	if opts.Revoke {
-		fmt.Fprintf(out, "%s is not trusted: these settings of it are ignored from now on:\n", ws.Key)
+		fmt.Fprintf(out, "%s is not trusted: these settings of it are ignored from now on:\n", config.Visible(ws.Key))
 		writeWidening(out, ws)
 		return nil
 	}
-	fmt.Fprintf(out, "Trusted %s: these settings of it apply from now on:\n", ws.Key)
+	fmt.Fprintf(out, "Trusted %s: these settings of it apply from now on:\n", config.Visible(ws.Key))
 	writeWidening(out, ws)
 	_, err = fmt.Fprintf(out, "If they change, nova asks again (print mode ignores them until you run nova trust again).\n")
 	return err

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Project-level files — .novacode/settings.json and .novacode/settings.local.json
@@ -381,6 +382,22 @@ func saysSandbox(name string, v json.RawMessage, own baseline) []Widening {
 	return []Widening{{Setting: name, Value: compact(v), Says: says}}
 }
 
+// Visible escapes what a terminal would not print as text: the strings
+// come from the repository and are shown to the person who decides about
+// it, so an escape sequence or a line break must not redraw or fake that
+// question, nor a bidirectional override reorder it.
+func Visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsGraphic(r) {
+			b.WriteRune(r)
+			continue
+		}
+		fmt.Fprintf(&b, "\\u%04x", r)
+	}
+	return b.String()
+}
+
 // classified is a project-level file as applied in a trusted workspace and
 // in one that is not.
 type classified struct {
@@ -425,6 +442,7 @@ func classify(f File, own baseline) (classified, error) {
 			}
 			for _, w := range ws {
 				w.File = f.Path
+				w.Setting, w.Value, w.Says = Visible(w.Setting), Visible(w.Value), Visible(w.Says)
 				c.widening = append(c.widening, w)
 			}
 			c.digest = fmt.Appendf(c.digest, "%s\x00%s\x00%s\n", f.Layer, m.path, compact(m.value))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -103,7 +104,7 @@ func (m *trustModel) Screen() string {
 		intro = "Its settings have changed since you last answered. " + intro
 	}
 	head := []string{"Do you trust this workspace?", ""}
-	head = append(head, hang("  ", "  ", m.q.Dir, m.width)...)
+	head = append(head, hang("  ", "  ", printable(m.q.Dir), m.width)...)
 	head = append(head, "")
 	head = append(head, hang("", "", intro, m.width)...)
 	var foot []string
@@ -120,8 +121,8 @@ func (m *trustModel) Screen() string {
 	room := m.height - len(head) - len(foot) - 2
 	var body []string
 	for i, st := range m.q.Settings {
-		item := hang("  • ", "    ", st.Says, m.width)
-		item = append(item, hang("    ", "      ", fmt.Sprintf("%s %s in %s", st.Setting, st.Value, st.File), m.width)...)
+		item := hang("  • ", "    ", printable(st.Says), m.width)
+		item = append(item, hang("    ", "      ", printable(fmt.Sprintf("%s %s in %s", st.Setting, st.Value, st.File)), m.width)...)
 		if rest := len(m.q.Settings) - i; len(item) > room || rest > 1 && len(item) >= room {
 			body = append(body, fmt.Sprintf("  … and %d more", rest))
 			break
@@ -131,6 +132,21 @@ func (m *trustModel) Screen() string {
 	}
 	all := append(append(append(append(head, ""), body...), ""), foot...)
 	return strings.Join(all, "\n")
+}
+
+// printable escapes what a terminal would not print as text. What the
+// dialog shows comes from the repository it asks about: an escape sequence
+// or a line break in it must not redraw or fake the question.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsGraphic(r) {
+			b.WriteRune(r)
+			continue
+		}
+		fmt.Fprintf(&b, "\\u%04x", r)
+	}
+	return b.String()
 }
 
 // hang wraps s to width, first before its first line and rest before the

@@ -120,3 +120,16 @@ func TestNoticeComesFirst(t *testing.T) {
 		t.Fatalf("screen:\n%s", got)
 	}
 }
+
+func TestTrustDialogShowsOnlyText(t *testing.T) {
+	m := &trustModel{q: TrustQuestion{Dir: "/src/\x1b[2Japp", Settings: []TrustSetting{{File: "f", Setting: "s\n", Value: "\u202ev", Says: "does\x07 x"}}}, width: 80, height: 24}
+	got := m.Screen()
+	if strings.ContainsAny(got, "\x1b\x07\u202e") {
+		t.Fatalf("screen:\n%q", got)
+	}
+	for _, want := range []string{`/src/\u001b[2Japp`, `does\u0007 x`, `s\u000a \u202ev in f`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("screen lacks %q:\n%s", want, got)
+		}
+	}
+}
