@@ -486,3 +486,25 @@ func TestWideningIsShownAsText(t *testing.T) {
 		t.Errorf("says %q", got)
 	}
 }
+
+// Run in the home directory, the workspace's .novacode/settings.json is
+// the user's own file: nothing in it waits for trust.
+func TestHomeDirectoryAsWorkspace(t *testing.T) {
+	home := t.TempDir()
+	write(t, filepath.Join(home, ".novacode", "settings.json"), `{"sandbox":"off","permissions":{"allow":["Bash"]}}`)
+	w, err := LoadWorkspace(filepath.Join(home, ".novacode"), home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, files := w.Resolve(false)
+	if w.NeedsTrust() || len(files) != 1 || files[0].Layer != LayerUser || deref(s.Sandbox) != "off" {
+		t.Fatalf("needs trust %v, files %+v", w.NeedsTrust(), files)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

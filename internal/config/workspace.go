@@ -46,6 +46,11 @@ func LoadWorkspace(dataDir, dir string) (*Workspace, error) {
 	own := ownBaseline(w.user)
 	var digests [][]byte
 	for i, layer := range []Layer{LayerProject, LayerLocal} {
+		if sameFile(paths[0], paths[i+1]) {
+			// The workspace is the home directory: its .novacode is the
+			// user's own.
+			continue
+		}
 		f, err := readFile(paths[i+1], layer)
 		if err != nil || f == nil {
 			if err != nil {
@@ -63,6 +68,15 @@ func LoadWorkspace(dataDir, dir string) (*Workspace, error) {
 	}
 	w.Hash = hashOf(digests...)
 	return w, nil
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // readFile reads and parses one settings file; nil when it does not exist.
