@@ -67,7 +67,9 @@ search, run commands) and loops until the task is done.
 
 The model endpoint comes from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, or
 OPENAI_API_KEY / OPENAI_BASE_URL (OpenAI, or any OpenAI-compatible server),
-or ~/.novacode/settings.json and .novacode/settings.json.`,
+or ~/.novacode/settings.json and .novacode/settings.json. A workspace's own
+settings that widen what nova may do, or choose the endpoint, apply only once
+you trust the workspace (the interactive UI asks; see nova trust).`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
