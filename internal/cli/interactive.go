@@ -29,6 +29,8 @@ type interactive struct {
 	sess            *openedSession
 	sessionsDir     string
 	system          string
+	// notice is shown first: settings of the workspace that were left out.
+	notice string
 }
 
 // modeCycle is the order Shift+Tab walks; bypassPermissions is only ever
@@ -70,6 +72,7 @@ func runInteractive(ctx context.Context, opts *RootOptions, in interactive) erro
 		DetectTheme: os.Getenv("NOVA_THEME") == "" && os.Getenv("NO_COLOR") == "",
 		FirstPrompt: in.firstPrompt,
 		PassEnv:     in.passEnv,
+		Notice:      in.notice,
 	}
 	return tui.Run(ctx, o, opts.IO.In, opts.IO.Out)
 }

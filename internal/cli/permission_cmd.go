@@ -23,8 +23,10 @@ type PermissionCheckOptions struct {
 	Cwd   string
 	// Sandboxed answers as if commands ran in the OS sandbox.
 	Sandboxed bool
-	Tool      string
-	Input     json.RawMessage
+	// TrustWorkspace applies the workspace's settings that need trust.
+	TrustWorkspace bool
+	Tool           string
+	Input          json.RawMessage
 }
 
 func newCmdPermission(ios *iostreams.IOStreams, runF func(context.Context, *PermissionCheckOptions) error) *cobra.Command {
@@ -43,7 +45,8 @@ func newCmdPermissionCheck(ios *iostreams.IOStreams, runF func(context.Context, 
 		Short: "Print the decision the permission chain makes for one tool call",
 		Long: `Decide one tool call without a model and print the decision as one JSON line:
 {"decision":"allow|ask|deny","reason":"...","rule":"..."}. The settings files of the
-workspace are read as in a run; --allow/--ask/--deny add rules.
+workspace are read as in a print-mode run (settings that need trust apply only in a
+trusted workspace, see nova trust); --allow/--ask/--deny add rules.
 
   nova permission check Bash '{"command":"git status; rm -rf ~"}'
   nova permission check --allow 'Bash(npm run test:*)' Bash '{"command":"npm run test"}'`,
@@ -71,6 +74,7 @@ workspace are read as in a run; --allow/--ask/--deny add rules.
 	f.StringArrayVar(&opts.Ask, "ask", nil, "An ask rule (repeatable)")
 	f.StringArrayVar(&opts.Deny, "deny", nil, "A deny rule (repeatable)")
 	f.StringVar(&opts.Cwd, "cwd", "", "Workspace directory (default: current directory)")
+	f.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "Apply the workspace's own settings that need trust (see nova trust)")
 	f.BoolVar(&opts.Sandboxed, "sandboxed", false, "Decide as if commands ran in the OS sandbox (rules for project runners such as `npm test` hold only then)")
 	return cmd
 }
@@ -84,11 +88,19 @@ func runPermissionCheck(opts *PermissionCheckOptions) error {
 	if err != nil {
 		return err
 	}
-	_, files, err := config.Load(config.Paths(data, dir)...)
+	ws, err := config.LoadWorkspace(data, dir)
 	if err != nil {
 		return err
 	}
-	c, _, err := buildChecker(permissionInputs{Mode: opts.Mode, Allow: opts.Allow, Ask: opts.Ask, Deny: opts.Deny, Sandboxed: opts.Sandboxed}, dir, files, opts.IO.ErrOut)
+	trusted, notice, err := decideTrust(context.Background(), ws, trustChoice{Flag: opts.TrustWorkspace})
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(opts.IO.ErrOut, prefixed(notice))
+	_, files := ws.Resolve(trusted)
+	warnSettings(opts.IO.ErrOut, files)
+	c, _, err := buildChecker(permissionInputs{Mode: opts.Mode, Allow: opts.Allow, Ask: opts.Ask, Deny: opts.Deny, Sandboxed: opts.Sandboxed,
+		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath}, dir, files, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,12 @@ type permissionInputs struct {
 	// Sandboxed, without Sandbox, tells the chain to decide as if commands
 	// were sandboxed (nova permission check --sandboxed).
 	Sandboxed bool
+	// Always are the rules the person answered "allow always" to in this
+	// workspace, kept in their own settings file, AlwaysFrom
+	// (config.WorkspaceRecord.Allow). They apply whether or not the
+	// workspace is trusted.
+	Always     []string
+	AlwaysFrom string
 }
 
 // buildChecker assembles the chain from the settings files (in order) and
@@ -57,6 +63,15 @@ func buildChecker(in permissionInputs, workspace string, files []config.File, er
 		if lists.DefaultMode != "" {
 			mode = lists.DefaultMode
 		}
+	}
+	for _, text := range in.Always {
+		r, err := rules.Parse(text)
+		if err != nil {
+			warn(rules.ParseError{Source: rules.Source{File: in.AlwaysFrom}, Rule: text, Err: err})
+			continue
+		}
+		r.Source = rules.Source{File: in.AlwaysFrom}
+		cfg.Allow = append(cfg.Allow, r)
 	}
 	for _, l := range []struct {
 		flag   string
@@ -124,8 +139,11 @@ func compact(b []byte) string {
 }
 
 // rememberAlways is the agent's AllowAlways: the session keeps the rules,
-// and the local settings file gets them for next time.
-func rememberAlways(c *permission.Checker, workspace string, errOut io.Writer) func(agent.ToolCall, permission.Decision) {
+// and the person's own settings file gets them for next time, in the
+// workspace's record. Not .novacode/settings.local.json: a repository can
+// ship that file, so its allow rules wait for trust, and the person's own
+// answers must not.
+func rememberAlways(c *permission.Checker, ws *config.Workspace, errOut io.Writer) func(agent.ToolCall, permission.Decision) {
 	return func(call agent.ToolCall, d permission.Decision) {
 		var rs []rules.Rule
 		var texts []string
@@ -139,9 +157,8 @@ func rememberAlways(c *permission.Checker, workspace string, errOut io.Writer) f
 			return
 		}
 		c.AllowAlways(rs...)
-		path := filepath.Join(workspace, ".novacode", "settings.local.json")
-		if err := config.AddAllowRules(path, texts); err != nil {
-			fmt.Fprintf(errOut, "nova: could not save %s: %v\n", strings.Join(texts, ", "), err)
+		if err := config.RememberAllow(ws.UserPath, ws.Key, texts); err != nil {
+			fmt.Fprintf(errOut, "nova: could not save %s for next time (it holds for this session): %v\n", strings.Join(texts, ", "), err)
 		}
 	}
 }

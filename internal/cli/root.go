@@ -47,6 +47,9 @@ type RootOptions struct {
 	Continue        bool
 	Resume          string
 	ExtractMemory   bool
+	// TrustWorkspace applies the workspace's settings that need trust for
+	// this run, without asking or remembering.
+	TrustWorkspace bool
 }
 
 // NewCmdRoot builds the root command. runF replaces the behaviour in tests of
@@ -64,7 +67,9 @@ search, run commands) and loops until the task is done.
 
 The model endpoint comes from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, or
 OPENAI_API_KEY / OPENAI_BASE_URL (OpenAI, or any OpenAI-compatible server),
-or ~/.novacode/settings.json and .novacode/settings.json.`,
+or ~/.novacode/settings.json and .novacode/settings.json. A workspace's own
+settings that widen what nova may do, or choose the endpoint, apply only once
+you trust the workspace (the interactive UI asks; see nova trust).`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -105,7 +110,7 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 	// of our own would link text/template's executor, which keeps every
 	// exported method of every reachable type in the binary
 	// (internal/archtest.TestLinkerDropsUnusedMethods).
-	cmd.AddCommand(newCmdPermission(ios, nil), newCmdSessions(ios, nil), newCmdRewind(ios, nil))
+	cmd.AddCommand(newCmdPermission(ios, nil), newCmdSessions(ios, nil), newCmdRewind(ios, nil), newCmdTrust(ios, nil))
 	f := cmd.Flags()
 	f.BoolVarP(&opts.Print, "print", "p", false, "Print mode: run the prompt non-interactively and exit")
 	f.StringVar(&opts.OutputFormat, "output-format", "text", "Print-mode output: text, json or stream-json")
@@ -121,6 +126,7 @@ or ~/.novacode/settings.json and .novacode/settings.json.`,
 	f.StringVarP(&opts.Resume, "resume", "r", "", "Resume the session with this id (see nova sessions)")
 	f.BoolVar(&opts.ExtractMemory, "extract-memory", false, "After a successful run, propose durable facts for the project's NOVA.md and add them")
 	f.StringVar(&opts.Cwd, "cwd", "", "Workspace directory (default: current directory)")
+	f.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "Apply the workspace's own settings that need trust (see nova trust) for this run")
 	return cmd
 }
 
@@ -151,20 +157,28 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
-	paths := config.Paths(data, dir)
-	settings, files, err := config.Load(paths...)
+	ws, err := config.LoadWorkspace(data, dir)
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		if len(f.Unknown) > 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "nova: warning: %s: unknown settings %s (ignored)\n", f.Path, strings.Join(f.Unknown, ", "))
-		}
-		if f.Path != paths[0] && f.Settings.Env != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "nova: warning: %s: \"env\" is ignored: only your own settings (%s) can pass credentials to commands\n", f.Path, paths[0])
+	// Before anything reads the settings: the provider, its URL and key,
+	// the permissions and the sandbox all depend on the answer.
+	choice := trustChoice{Flag: opts.TrustWorkspace}
+	if !opts.Print {
+		choice.Ask = func(ctx context.Context, ws *config.Workspace) (bool, error) {
+			return askTrust(ctx, opts.IO, ws)
 		}
 	}
-	var passEnv []string
+	trusted, trustNotice, err := decideTrust(ctx, ws, choice)
+	if err != nil {
+		return err
+	}
+	if opts.Print && trustNotice != "" {
+		fmt.Fprint(opts.IO.ErrOut, prefixed(trustNotice))
+	}
+	settings, files := ws.Resolve(trusted)
+	warnSettings(opts.IO.ErrOut, files)
+	var passEnv []string // from the user's own file only (config.Env)
 	if settings.Env != nil {
 		passEnv = settings.Env.Passthrough
 	}
@@ -198,7 +212,8 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		window()
 	}()
 
-	pin := permissionInputs{Mode: opts.PermissionMode, Allow: opts.AllowedTools, Deny: opts.DisallowedTools}
+	pin := permissionInputs{Mode: opts.PermissionMode, Allow: opts.AllowedTools, Deny: opts.DisallowedTools,
+		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath}
 	if slices.Contains(opts.Debug, "permissions") {
 		pin.DebugLog = opts.IO.ErrOut
 	}
@@ -233,7 +248,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		Client: client, Model: ep.Model, Tools: reg,
 		Env:            env,
 		Permissions:    checker,
-		AllowAlways:    rememberAlways(checker, dir, opts.IO.ErrOut),
+		AllowAlways:    rememberAlways(checker, ws, opts.IO.ErrOut),
 		NonInteractive: opts.Print,
 		MaxTurns:       opts.MaxTurns,
 		ModelInfo:      &info,
@@ -265,6 +280,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			sess:        sess,
 			sessionsDir: session.ProjectDir(data, dir),
 			system:      system,
+			notice:      trustNotice,
 		})
 	}
 	conv, err := sess.conversation(ctx, data, dir, system, prompt)

@@ -31,10 +31,10 @@ func TestRootFlags(t *testing.T) {
 			name: "everything",
 			args: []string{"--print", "--output-format", "stream-json", "--provider", "anthropic", "--model", "claude-x",
 				"--max-turns", "2", "--permission-mode", "acceptEdits", "--allowedTools", "Bash,Read", "--allowedTools", "Edit",
-				"--disallowedTools", "Write Glob", "--cwd", "/tmp", "--effort", "high", "--debug", "permissions", "do it"},
+				"--disallowedTools", "Write Glob", "--cwd", "/tmp", "--effort", "high", "--debug", "permissions", "--trust-workspace", "do it"},
 			want: RootOptions{Print: true, Prompt: "do it", OutputFormat: "stream-json", Provider: "anthropic", Model: "claude-x",
 				MaxTurns: 2, PermissionMode: "acceptEdits", AllowedTools: []string{"Bash,Read", "Edit"},
-				DisallowedTools: []string{"Write Glob"}, Cwd: "/tmp", Effort: "high", Debug: []string{"permissions"}},
+				DisallowedTools: []string{"Write Glob"}, Cwd: "/tmp", Effort: "high", Debug: []string{"permissions"}, TrustWorkspace: true},
 		},
 		{name: "bad format", args: []string{"-p", "--output-format", "yaml", "x"}, wantErr: `unknown output format "yaml"`},
 		{name: "bad mode", args: []string{"-p", "--permission-mode", "yolo", "x"}, wantErr: `unknown permission mode "yolo"`},
@@ -144,8 +144,9 @@ func TestPermissionCheckFlags(t *testing.T) {
 		want    PermissionCheckOptions
 		wantErr string
 	}{
-		{name: "all", args: []string{"--mode", "plan", "--allow", "Bash(npm run test:*)", "--allow", "Read", "--deny", "Bash(rm:*)", "--ask", "Edit", "--cwd", "/w", "Bash", `{"command":"ls"}`},
-			want: PermissionCheckOptions{Mode: "plan", Allow: []string{"Bash(npm run test:*)", "Read"}, Deny: []string{"Bash(rm:*)"}, Ask: []string{"Edit"}, Cwd: "/w", Tool: "Bash", Input: []byte(`{"command":"ls"}`)}},
+		{name: "all", args: []string{"--mode", "plan", "--allow", "Bash(npm run test:*)", "--allow", "Read", "--deny", "Bash(rm:*)", "--ask", "Edit", "--cwd", "/w", "--trust-workspace", "--sandboxed", "Bash", `{"command":"ls"}`},
+			want: PermissionCheckOptions{Mode: "plan", Allow: []string{"Bash(npm run test:*)", "Read"}, Deny: []string{"Bash(rm:*)"}, Ask: []string{"Edit"}, Cwd: "/w",
+				TrustWorkspace: true, Sandboxed: true, Tool: "Bash", Input: []byte(`{"command":"ls"}`)}},
 		{name: "bad json", args: []string{"Bash", `{"command":`}, wantErr: "INPUT_JSON is not valid JSON"},
 		{name: "bad mode", args: []string{"--mode", "yolo", "Bash", `{}`}, wantErr: "unknown permission mode"},
 		{name: "missing input", args: []string{"Bash"}, wantErr: "accepts 2 arg(s)"},

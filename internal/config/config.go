@@ -4,6 +4,11 @@
 // (.novacode/settings.local.json, personal). Later files refine earlier ones
 // field by field. Environment variables and flags, applied by the caller,
 // beat all of them.
+//
+// The project's file and the local one are in the workspace, where a
+// repository can put them: until the person trusts the workspace, the
+// settings in them that would widen what NovaCode may do apply only in part
+// (trust.go). The user's file remembers which workspaces are trusted.
 package config
 
 import (
@@ -11,9 +16,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -45,11 +49,14 @@ type Settings struct {
 	// positions, so a bad rule can be reported and the rest kept); here it
 	// is only kept raw.
 	Permissions json.RawMessage `json:"permissions,omitempty"`
+	// Workspaces is what the person decided about each workspace, by its
+	// Key. Read from the user's file only.
+	Workspaces map[string]WorkspaceRecord `json:"workspaces,omitempty"`
 	// Env is the environment commands get. Only the user's own file sets
 	// it: a project's files (.novacode/settings.json and
 	// settings.local.json, which a repository can ship) could otherwise
 	// hand the user's credentials to the commands its text talks the
-	// model into. Load takes it from the first path alone.
+	// model into. Read from the user's file only, trusted or not.
 	Env *Env `json:"env,omitempty"`
 }
 
@@ -60,6 +67,21 @@ type Env struct {
 	// otherwise withheld (permission/cmdenv): names (GITHUB_TOKEN) or
 	// prefixes ending in * (AWS_*).
 	Passthrough []string `json:"passthrough,omitempty"`
+}
+
+// WorkspaceRecord is what the user's settings file remembers about one
+// workspace.
+type WorkspaceRecord struct {
+	// SettingsHash names the project-level settings needing trust that
+	// Trusted answers for (Workspace.Hash); when they change, the person
+	// is asked again.
+	SettingsHash string `json:"settingsHash,omitempty"`
+	// Trusted is the answer: apply those settings, or leave them out.
+	Trusted bool `json:"trusted,omitempty"`
+	// Allow holds the rules the person answered "allow always" in this
+	// workspace: their own choices, which the repository cannot forge, so
+	// they apply whether or not the workspace is trusted.
+	Allow []string `json:"allow,omitempty"`
 }
 
 // Endpoint is one protocol's connection settings.
@@ -114,14 +136,31 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the Go duration string.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
 
-// File is one loaded settings file.
+// Layer says which settings file a File is.
+type Layer string
+
+// The layers, lowest precedence first.
+const (
+	LayerUser    Layer = "user"
+	LayerProject Layer = "project"
+	LayerLocal   Layer = "local"
+)
+
+// File is one loaded settings file, as applied.
 type File struct {
-	Path     string
-	Data     []byte // the file's bytes, for parsers that report positions
+	Path  string
+	Layer Layer
+	// Data is the file's bytes, for parsers that report positions. Members
+	// that do not apply are blanked out in place (see withhold), so
+	// positions hold.
+	Data     []byte
 	Settings Settings
 	// Unknown lists keys this version does not understand (typos, or
 	// settings of a newer version); the caller warns about them.
 	Unknown []string
+	// Ignored lists settings a project-level file may not set at all
+	// (user-only ones); the caller warns about them.
+	Ignored []string
 }
 
 // Paths returns the settings files for a workspace, lowest precedence first.
@@ -131,36 +170,6 @@ func Paths(dataDir, workspace string) []string {
 		filepath.Join(workspace, ".novacode", "settings.json"),
 		filepath.Join(workspace, ".novacode", "settings.local.json"),
 	}
-}
-
-// Load reads the files that exist among paths and merges them. A file that
-// is not valid JSON, or has a value of the wrong type, is an error naming the
-// file and the line: silently ignoring it could drop a setting that matters.
-// The first path is the user's own file (Paths puts it first): Env is read
-// from it alone, and ignored in the others (their File still shows it, for
-// a warning).
-func Load(paths ...string) (Settings, []File, error) {
-	var merged Settings
-	var files []File
-	for i, p := range paths {
-		data, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return Settings{}, nil, fmt.Errorf("read settings: %w", err)
-		}
-		f, err := parse(p, data)
-		if err != nil {
-			return Settings{}, nil, err
-		}
-		files = append(files, f)
-		merged = merge(merged, f.Settings)
-		if i == 0 {
-			merged.Env = f.Settings.Env
-		}
-	}
-	return merged, files, nil
 }
 
 func parse(path string, data []byte) (File, error) {
@@ -174,19 +183,14 @@ func parse(path string, data []byte) (File, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err == nil {
 		for k := range raw {
-			if !known[k] {
+			// "$schema" is classified (accepted) for editors.
+			if _, _, ok := canonical("", k); !ok {
 				f.Unknown = append(f.Unknown, k)
 			}
 		}
+		sort.Strings(f.Unknown)
 	}
 	return f, nil
-}
-
-// known lists the top-level keys Settings understands; "permissions" and
-// "$schema" are accepted for files shared with newer versions and editors.
-var known = map[string]bool{
-	"provider": true, "model": true, "providers": true, "contextWindow": true, "maxOutputTokens": true,
-	"prices": true, "thinking": true, "compactThreshold": true, "maxRetries": true, "timeouts": true, "permissions": true, "sandbox": true, "env": true, "$schema": true,
 }
 
 func position(data []byte, err error) string {
@@ -230,7 +234,8 @@ func kind(k string) string {
 	return k
 }
 
-// merge returns base refined by over. Env is not merged: see Load.
+// merge returns base refined by over. User-only settings (Workspaces,
+// Env) are not merged: Workspace.Resolve takes them from the user's file.
 func merge(base, over Settings) Settings {
 	if over.Provider != nil {
 		base.Provider = over.Provider

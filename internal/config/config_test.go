@@ -1,7 +1,6 @@
 package config
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,10 +32,11 @@ func TestLayersRefineFieldByField(t *testing.T) {
 		"timeouts":{"firstEvent":"30s","idle":"10s"},"prices":{"m1":{"input":1}}}`)
 	write(t, paths[1], `{"model":"claude-opus-4-5","providers":{"anthropic":{"baseURL":"https://proxy.example/anthropic"}},"timeouts":{"idle":5}}`)
 	write(t, paths[2], `{"contextWindow":32768,"prices":{"m2":{"output":2}},"thinking":{"effort":"high"}}`)
-	got, files, err := Load(paths...)
+	w, err := LoadWorkspace(filepath.Join(dir, "home"), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got, files := w.Resolve(true)
 	if len(files) != 3 {
 		t.Fatalf("loaded %d files", len(files))
 	}
@@ -60,55 +60,35 @@ func TestBadSettingsSayWhereAndWhat(t *testing.T) {
 	tests := []struct {
 		name, content, want string
 	}{
-		{"syntax", "{\n  \"model\": \"x\",\n  \"provider\" \"anthropic\"\n}", "settings.json:3:"},
+		{"syntax", "{\n  \"model\": \"x\",\n  \"provider\" \"anthropic\"\n}", ".json:3:"},
 		{"type", "{\"contextWindow\": \"big\"}", `"contextWindow" should be a number`},
 		{"duration", `{"timeouts":{"idle":"soon"}}`, `invalid duration "soon"`},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := write(t, filepath.Join(t.TempDir(), "settings.json"), tc.content)
-			_, _, err := Load(p)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
-				t.Fatalf("error = %v, want it to name %s and contain %q", err, p, tc.want)
-			}
-		})
+		// A broken project-level file stops the run too, trusted or not.
+		for i, layer := range []string{"user", "project", "local"} {
+			t.Run(tc.name+"/"+layer, func(t *testing.T) {
+				dir := t.TempDir()
+				p := write(t, Paths(filepath.Join(dir, "home"), dir)[i], tc.content)
+				_, err := LoadWorkspace(filepath.Join(dir, "home"), dir)
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+					t.Fatalf("error = %v, want it to name %s and contain %q", err, p, tc.want)
+				}
+			})
+		}
 	}
 }
 
 func TestUnknownKeysAreReportedNotFatal(t *testing.T) {
-	p := write(t, filepath.Join(t.TempDir(), "settings.json"), `{"modle":"x","model":"y","permissions":{}}`)
-	s, files, err := Load(p, filepath.Join(t.TempDir(), "missing.json"))
+	home := t.TempDir()
+	write(t, filepath.Join(home, "settings.json"), `{"modle":"x","model":"y","permissions":{},"$schema":"s"}`)
+	w, err := LoadWorkspace(home, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *s.Model != "y" || !cmp.Equal(files[0].Unknown, []string{"modle"}) {
-		t.Fatalf("model %v unknown %v", *s.Model, files[0].Unknown)
-	}
-}
-
-func TestAddAllowRulesKeepsTheRest(t *testing.T) {
-	p := write(t, filepath.Join(t.TempDir(), ".novacode", "settings.local.json"),
-		`{"model":"m","permissions":{"deny":["Bash(rm:*)"],"allow":["Read"]}}`)
-	if err := AddAllowRules(p, []string{"Bash(go test:*)", "Read"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := AddAllowRules(filepath.Join(t.TempDir(), "new", "settings.local.json"), []string{"Edit(/a.go)"}); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(p)
-	var got struct {
-		Model       string
-		Permissions struct{ Allow, Deny []string }
-	}
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Model != "m" || !cmp.Equal(got.Permissions.Allow, []string{"Read", "Bash(go test:*)"}) || !cmp.Equal(got.Permissions.Deny, []string{"Bash(rm:*)"}) {
-		t.Fatalf("file now:\n%s", data)
-	}
-	bad := write(t, filepath.Join(t.TempDir(), "s.json"), `[1,2]`)
-	if err := AddAllowRules(bad, []string{"Read"}); err == nil {
-		t.Fatal("overwrote a file that is not an object")
+	s, files := w.Resolve(false)
+	if len(files) != 1 || *s.Model != "y" || !cmp.Equal(files[0].Unknown, []string{"modle"}) {
+		t.Fatalf("model %v, files %+v", *s.Model, files)
 	}
 }
 
@@ -141,20 +121,25 @@ func TestEnvOnlyFromTheUsersFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			paths := Paths(filepath.Join(dir, "home"), filepath.Join(dir, "ws"))
+			data, wsDir := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+			paths := Paths(data, wsDir)
 			for i, content := range tt.files {
 				write(t, paths[i], content)
 			}
-			got, files, err := Load(paths...)
+			ws, err := LoadWorkspace(data, wsDir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got.Env); diff != "" {
-				t.Errorf("Env (-want +got):\n%s", diff)
-			}
-			for _, f := range files {
-				if len(f.Unknown) > 0 {
-					t.Errorf("%s: env reported unknown: %v", f.Path, f.Unknown)
+			// Trusted or not, a project has no say.
+			for _, trusted := range []bool{false, true} {
+				got, files := ws.Resolve(trusted)
+				if diff := cmp.Diff(tt.want, got.Env); diff != "" {
+					t.Errorf("trusted=%v: Env (-want +got):\n%s", trusted, diff)
+				}
+				for _, f := range files {
+					if len(f.Unknown) > 0 {
+						t.Errorf("%s: env reported unknown: %v", f.Path, f.Unknown)
+					}
 				}
 			}
 		})

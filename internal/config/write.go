@@ -9,65 +9,174 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
-// AddAllowRules appends rules to permissions.allow in the settings file at
-// path (normally .novacode/settings.local.json), creating it if needed and
-// keeping everything else in it. The write is atomic: a crash leaves the old
-// file or the new one, never half of one.
-func AddAllowRules(path string, rules []string) error {
-	doc := map[string]json.RawMessage{}
-	data, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return fmt.Errorf("remember rules: %w", err)
-	case len(bytes.TrimSpace(data)) > 0:
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("remember rules: %s is not a JSON object (%v); fix it first", path, err)
+// RememberTrust records in the user's settings file at userPath the
+// person's answer for workspace key: trusted or not, for the widening
+// settings named by hash (Workspace.Hash). Its "allow always" rules stay.
+func RememberTrust(userPath, key, hash string, trusted bool) error {
+	return updateWorkspace(userPath, key, func(rec map[string]json.RawMessage) error {
+		rec["settingsHash"], _ = json.Marshal(hash)
+		rec["trusted"], _ = json.Marshal(trusted)
+		return nil
+	})
+}
+
+// RememberAllow adds rules to the "allow always" answers of workspace key
+// in the user's settings file at userPath. They are kept there, not in the
+// workspace, because a repository could ship a file that says the person
+// allowed anything.
+func RememberAllow(userPath, key string, rules []string) error {
+	return updateWorkspace(userPath, key, func(rec map[string]json.RawMessage) error {
+		var allow []string
+		if raw, ok := rec["allow"]; ok {
+			if err := json.Unmarshal(raw, &allow); err != nil {
+				return fmt.Errorf("\"allow\" of workspace %s is not a list of strings", key)
+			}
 		}
-	}
-	perms := map[string]json.RawMessage{}
-	if raw, ok := doc["permissions"]; ok {
-		if err := json.Unmarshal(raw, &perms); err != nil {
-			return fmt.Errorf("remember rules: \"permissions\" in %s is not an object", path)
+		for _, r := range rules {
+			if !slices.Contains(allow, r) {
+				allow = append(allow, r)
+			}
 		}
+		rec["allow"], _ = json.Marshal(allow)
+		return nil
+	})
+}
+
+// updateWorkspace edits the record of workspace key in the user's settings
+// file, keeping everything else: the other members in their order and as
+// written, the other records, fields of the record this version does not
+// know. The file is locked against other nova processes while it is read
+// and rewritten; a symlinked file (a dotfiles checkout) is written through
+// the link.
+func updateWorkspace(userPath, key string, edit func(rec map[string]json.RawMessage) error) error {
+	if real, err := filepath.EvalSymlinks(userPath); err == nil {
+		userPath = real
 	}
-	var allow []string
-	if raw, ok := perms["allow"]; ok {
-		if err := json.Unmarshal(raw, &allow); err != nil {
-			return fmt.Errorf("remember rules: \"permissions.allow\" in %s is not a list of strings", path)
-		}
+	if err := os.MkdirAll(filepath.Dir(userPath), 0o700); err != nil {
+		return fmt.Errorf("update %s: %w", userPath, err)
 	}
-	for _, r := range rules {
-		if !slices.Contains(allow, r) {
-			allow = append(allow, r)
-		}
-	}
-	perms["allow"], _ = json.Marshal(allow)
-	doc["permissions"], _ = json.Marshal(perms)
-	out, err := json.MarshalIndent(doc, "", "  ")
+	unlock, err := lockDir(filepath.Dir(userPath))
 	if err != nil {
-		return fmt.Errorf("remember rules: %w", err)
+		return fmt.Errorf("update %s: %w", userPath, err)
 	}
-	out = append(out, '\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("remember rules: %w", err)
+	defer unlock()
+	data, err := os.ReadFile(userPath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("update %s: %w", userPath, err)
 	}
+	top, err := topLevel(data)
+	if err != nil {
+		return fmt.Errorf("update %s: it is not a JSON object (%v); fix it and try again", userPath, err)
+	}
+	// encoding/json folds case and merges repeated objects when it reads
+	// "workspaces"; so does this, into the first such member.
+	all := map[string]json.RawMessage{}
+	at := -1
+	kept := top[:0]
+	for _, m := range top {
+		if !strings.EqualFold(m.key, "workspaces") {
+			kept = append(kept, m)
+			continue
+		}
+		if err := json.Unmarshal(m.value, &all); err != nil {
+			return fmt.Errorf("update %s: \"workspaces\" is not an object; fix it and try again", userPath)
+		}
+		if at < 0 {
+			at = len(kept)
+			kept = append(kept, m)
+		}
+	}
+	top = kept
+	rec := map[string]json.RawMessage{}
+	if raw, ok := all[key]; ok {
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return fmt.Errorf("update %s: the record of workspace %s is not an object; fix it and try again", userPath, key)
+		}
+	}
+	if err := edit(rec); err != nil {
+		return fmt.Errorf("update %s: %w", userPath, err)
+	}
+	all[key], _ = json.Marshal(rec)
+	value, err := json.MarshalIndent(all, "  ", "  ")
+	if err != nil {
+		return fmt.Errorf("update %s: %w", userPath, err)
+	}
+	if at < 0 {
+		top = append(top, topMember{key: "workspaces"})
+		at = len(top) - 1
+	}
+	top[at] = topMember{key: "workspaces", value: value}
+	var out bytes.Buffer
+	out.WriteString("{")
+	for i, m := range top {
+		if i > 0 {
+			out.WriteString(",")
+		}
+		k, _ := json.Marshal(m.key)
+		fmt.Fprintf(&out, "\n  %s: %s", k, m.value)
+	}
+	out.WriteString("\n}\n")
+	return writeAtomic(userPath, out.Bytes())
+}
+
+// topMember is one member of a file's top-level object, its value as
+// written.
+type topMember struct {
+	key   string
+	value json.RawMessage
+}
+
+func topLevel(data []byte) ([]topMember, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok != json.Delim('{') {
+		return nil, errors.New("the top level is not an object")
+	}
+	var out []topMember
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		m := topMember{key: tok.(string)}
+		if err := dec.Decode(&m.value); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// writeAtomic replaces path with data: a crash leaves the old file or the
+// new one, never half of one. The file is private to its owner: the user's
+// settings may hold API keys.
+func writeAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".settings-*.json")
 	if err != nil {
-		return fmt.Errorf("remember rules: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("remember rules: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("remember rules: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("remember rules: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func TestCommandsDoNotSeeCredentials(t *testing.T) {
 		{name: "passed through by the user", user: `{"env":{"passthrough":["GITHUB_TOKEN"]}}`,
 			want: []string{"GITHUB_TOKEN", "NOVA_E2E_SETTING"}},
 		{name: "a project cannot pass them", project: `{"env":{"passthrough":["*"]}}`,
-			want: []string{"NOVA_E2E_SETTING"}, warnings: []string{`"env" is ignored: only your own settings`}},
+			want: []string{"NOVA_E2E_SETTING"}, warnings: []string{`"env" can be set only in your own settings file (ignored)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,7 +40,8 @@ func permissionCheck(t *testing.T, ws string, args ...string) (checkResult, stri
 }
 
 // `nova permission check` answers without a model, from flags and the
-// workspace's settings files.
+// workspace's settings files (trusted here: its allow rules need it;
+// TestHostileRepositoryPrintMode is about what happens without).
 func TestPermissionCheckCommand(t *testing.T) {
 	ws := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, ".novacode"), 0o755); err != nil {
@@ -71,7 +72,7 @@ func TestPermissionCheckCommand(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			r, stderr := permissionCheck(t, ws, tc.args...)
+			r, stderr := permissionCheck(t, ws, append([]string{"--trust-workspace"}, tc.args...)...)
 			if r.Decision != tc.want || r.Rule != tc.rule || r.Reason == "" {
 				t.Fatalf("got %+v, want %s by %q", r, tc.want, tc.rule)
 			}
@@ -190,7 +191,7 @@ func sandboxedBash(t *testing.T, backend string, env []string) {
 	}
 
 	// Control: the same script with the sandbox off does get out, so the
-	// checks above can fail.
+	// checks above can fail. The setting needs trust, given for this run.
 	if err := os.MkdirAll(filepath.Join(ws, ".novacode"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func sandboxedBash(t *testing.T, backend string, env []string) {
 		}},
 		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}},
 	)
-	r = runNovaEnv(t, srv, "anthropic", ws, env, "--permission-mode", "bypassPermissions", "go")
+	r = runNovaEnv(t, srv, "anthropic", ws, env, "--permission-mode", "bypassPermissions", "--trust-workspace", "go")
 	res = r.byType("tool_result")
 	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err != nil || !strings.Contains(res[1]["content"].(string), "connected") {
 		t.Fatalf("control run without the sandbox did not get out: %v %v", err, res)

@@ -68,6 +68,10 @@ type Options struct {
 	// PassEnv names the credentials !cmd may see, as the Bash tool's
 	// (permission/cmdenv); every other one is withheld.
 	PassEnv []string
+	// Notice, if set, is shown first in the timeline: what the CLI wants
+	// the person to know before anything runs (settings of an untrusted
+	// workspace that were left out).
+	Notice string
 }
 
 // Run runs the TUI on in/out until the user quits or ctx ends. It returns
