@@ -1,8 +1,6 @@
 package shell
 
-import (
-	"strings"
-)
+import "strings"
 
 // optSpec describes a program's options closely enough to find its operands
 // and the options that matter. Unknown short options are taken as flags

@@ -1,8 +1,131 @@
 package shell
 
+// git: global options, subcommands, and what they read.
+
 import (
+	"slices"
 	"strings"
 )
+
+func init() {
+	register(hGit, "git")
+}
+
+// gitReads are git subcommands that only read the repository (their
+// forms that change something are Unsafe in the analysis already:
+// branch -D, tag -d, config --set, remote add).
+// config, remote -v and var are left out: what they print (remote URLs,
+// credential helpers) may hold tokens, as .git/config may.
+var gitReads = set("status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse",
+	"rev-list", "ls-files", "ls-tree", "cat-file", "grep", "branch", "tag", "show-ref", "for-each-ref",
+	"merge-base", "name-rev", "count-objects", "version", "check-ignore", "check-attr", "whatchanged",
+	"diff-files", "diff-index", "diff-tree", "cherry", "show-branch", "range-diff", "reflog", "stash", "worktree")
+
+// gitEffects: the read-only subcommands read the repository: every file in
+// it (status, diff, log -p), taken as the workspace and the directory git
+// runs in, plus the paths named on the line.
+func (z *analyzer) gitEffects(c *cmd) {
+	cwd := c.st
+	i := 1
+	for ; i < len(c.argv); i++ {
+		a := c.argv[i].val
+		if !c.argv[i].full {
+			z.unbounded("git with words only known at run time")
+			return
+		}
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		switch a {
+		case "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs",
+			"--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects":
+		case "-C":
+			if i+1 >= len(c.argv) {
+				return
+			}
+			i++
+			w := c.argv[i]
+			if !w.full {
+				z.unbounded("git -C with a directory only known at run time")
+				return
+			}
+			if dirs := z.absPaths(w.val, cwd); len(dirs) == 1 {
+				cwd = cwd.atCwd(dirs[0])
+			} else {
+				z.unbounded("git -C from a directory the analyser could not follow")
+				return
+			}
+		default:
+			z.unbounded("git option %s", a)
+			return
+		}
+	}
+	if i >= len(c.argv) {
+		return // git alone prints its usage
+	}
+	sub := c.argv[i].val
+	args := c.argv[i+1:]
+	first := ""
+	if len(args) > 0 {
+		first = args[0].val
+	}
+	ok := gitReads[sub]
+	switch sub {
+	case "stash":
+		ok = first == "list" || first == "show"
+	case "reflog":
+		ok = first == "" || first == "show" || strings.HasPrefix(first, "-")
+	case "worktree":
+		ok = first == "list"
+	}
+	if !ok {
+		z.unbounded("git %s may change the repository or reach a remote", sub)
+		return
+	}
+	contents := false
+	if sub == "grep" && slices.ContainsFunc(args, func(w wordInfo) bool {
+		return longFlag(w.val, "untracked") || longFlag(w.val, "no-index")
+	}) {
+		contents = true // it searches files git does not track (.env)
+	}
+	if sub == "diff" && slices.ContainsFunc(args, func(w wordInfo) bool { return w.val == "--no-index" }) {
+		contents = true
+	}
+	for _, d := range append([]string{z.opt.Workspace}, cwd.cwds()...) {
+		if d != "" {
+			z.addRead(Read{Path: d, Tree: true, Contents: contents})
+		}
+	}
+	if len(cwd.cwds()) == 0 {
+		z.unbounded("git runs in a directory the analyser could not follow")
+	}
+	// Paths named on the line (git diff -- f, git show HEAD:f): checked
+	// like any read, so that a secret named there is asked about.
+	for _, w := range args {
+		if w.nonPath || !w.full {
+			continue
+		}
+		v := w.val
+		if strings.HasPrefix(v, "-") {
+			// --contents=FILE (blame) and the like.
+			for _, p := range attachedPaths(v) {
+				for _, a := range z.absPaths(p, cwd) {
+					z.addRead(Read{Path: a, Contents: true})
+				}
+			}
+			continue
+		}
+		if _, after, found := strings.Cut(v, ":"); found {
+			v = after
+		}
+		if v == "" {
+			continue
+		}
+		for _, a := range z.absPaths(v, cwd) {
+			z.addRead(Read{Path: a, Contents: true})
+		}
+	}
+}
 
 // gitCommands are git's own subcommands. Anything else is an alias or an
 // external git-* program, which can run anything (alias.x = !sh -c …).

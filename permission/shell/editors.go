@@ -1,0 +1,53 @@
+package shell
+
+// Editors and pagers: options that run commands.
+
+import "strings"
+
+func init() {
+	register(hMan, "man")
+	register(hVim, "vim")
+	register(hEmacs, "emacs")
+	register(hLess, "less", "more")
+}
+
+func hMan(z *analyzer, c *cmd) {
+	for _, w := range c.argv[1:] {
+		a := w.val
+		if strings.HasPrefix(a, "-P") || strings.HasPrefix(a, "-H") || strings.HasPrefix(a, "-B") || longFlag(a, "pager") || longFlag(a, "html") || longFlag(a, "browser") {
+			z.unsafe("man %s runs a pager or browser the command names: %s", a, c.text)
+		}
+	}
+	c.noFiles = true
+}
+
+func hLess(z *analyzer, c *cmd) {
+	for _, w := range c.argv[1:] {
+		if strings.HasPrefix(w.val, "+") && strings.Contains(w.val, "!") {
+			z.unsafe("%s %s runs a shell command: %s", c.base, w.val, c.text)
+		}
+	}
+}
+
+// hVim: -c, --cmd, +cmd, -S and -s run editor commands, which include :!.
+func hVim(z *analyzer, c *cmd) {
+	for _, w := range c.argv[1:] {
+		a := w.val
+		if a == "-c" || a == "--cmd" || a == "-S" || a == "-s" || a == "-u" || a == "-U" || a == "-W" || a == "-w" ||
+			strings.HasPrefix(a, "+") && len(a) > 1 && a[1] != '/' && !isNumber(a[1:]) || strings.HasPrefix(a, "--cmd=") ||
+			a == "-e" || a == "-E" || a == "--headless" || a == "-l" {
+			z.unsafe("%s %s runs editor commands, which can run programs: %s", c.base, a, c.text)
+			return
+		}
+	}
+}
+
+func hEmacs(z *analyzer, c *cmd) {
+	for _, w := range c.argv[1:] {
+		a := w.val
+		if a == "-l" || a == "-f" || a == "-x" || a == "--batch" || a == "--script" || longFlag(a, "eval") || longFlag(a, "load") || longFlag(a, "funcall") || longFlag(a, "script") {
+			z.unsafe("emacs %s runs Lisp code: %s", a, c.text)
+			return
+		}
+	}
+}

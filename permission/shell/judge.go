@@ -1,0 +1,109 @@
+package shell
+
+// Judging paths: writes to protected places, reads outside the workspace, destructive targets.
+
+import "strings"
+
+// checkWrite judges a file a command writes (a redirection, tee, cp's
+// target, sed -i, curl -o, …). Dangerous: start-up files, keys, history,
+// system trees, disks, NovaCode's settings. Unsafe: anywhere else outside
+// the workspace, .git and similar inside it, network pseudo-files.
+func (z *analyzer) checkWrite(w wordInfo, st state, what string) {
+	for _, v := range writeValues(w) {
+		if v == "" {
+			continue
+		}
+		if strings.HasPrefix(v, "/dev/tcp/") || strings.HasPrefix(v, "/dev/udp/") {
+			z.unsafe("%s opens a network connection (%s)", what, v)
+			continue
+		}
+		a, ok := z.absPath(v, st)
+		if !ok {
+			// A relative path after a cd the analyser could not follow:
+			// still Dangerous if any directory it may be in makes it so.
+			for _, alt := range z.absPaths(v, st) {
+				if r := z.protectedWrite(alt); r != "" {
+					z.dangerous("%s writes %s: %s", what, v, r)
+					break
+				}
+			}
+			if w.full {
+				z.unsafe("%s writes %s in a directory the analyser could not follow", what, v)
+			}
+			continue
+		}
+		if harmlessTargets[a] {
+			continue
+		}
+		if r := z.protectedWrite(a); r != "" {
+			z.dangerous("%s writes %s: %s", what, v, r)
+			continue
+		}
+		if z.opt.Workspace == "" || !within(a, z.opt.Workspace) {
+			z.unsafe("%s writes %s, outside the workspace", what, a)
+			continue
+		}
+		if r := protectedInWorkspace(a); r != "" {
+			z.unsafe("%s writes %s", what, r)
+		}
+	}
+}
+
+// writeValues are the values to judge for a written word: the known value,
+// the loop candidates, or the value with unknown parts empty ("$X/.bashrc"
+// may be /.bashrc; "$HOME"/.bashrc is resolved).
+func writeValues(w wordInfo) []string {
+	if len(w.alts) > 0 {
+		return w.alts
+	}
+	if w.full || !w.unknownLead {
+		return []string{w.val}
+	}
+	return nil
+}
+
+// checkRead judges a file a redirection reads.
+func (z *analyzer) checkRead(w wordInfo, st state, what string) {
+	for _, v := range writeValues(w) {
+		if strings.HasPrefix(v, "/dev/tcp/") || strings.HasPrefix(v, "/dev/udp/") {
+			z.unsafe("%s opens a network connection (%s)", what, v)
+			continue
+		}
+		if r := z.outside(v, st); r != "" {
+			z.unsafe("%s reads a path outside the workspace: %s", what, r)
+		}
+	}
+}
+
+// destroys judges a path that a command deletes or changes recursively.
+func (z *analyzer) destroys(w wordInfo, st state, what string) {
+	// Unknown parts count as empty: "$DIR"/* is /* when DIR is unset, the
+	// classic way scripts wipe the root. A word that starts with an
+	// unknown value and does not then start at / ("$X", "$X"foo) depends
+	// on that value only: an empty argument makes rm fail.
+	if !w.full && len(w.alts) == 0 && w.unknownLead && !strings.HasPrefix(w.val, "/") {
+		return
+	}
+	for _, v := range w.values() {
+		if r := z.destroyTarget(v, st); r != "" {
+			z.dangerous("%s %s", what, r)
+			return
+		}
+	}
+}
+
+// dangerWrite is checkWrite's Dangerous half only, for paths a command may
+// write (cp's target joined with a source name).
+func (z *analyzer) dangerWrite(w wordInfo, st state, what string) {
+	for _, v := range writeValues(w) {
+		if v == "" {
+			continue
+		}
+		for _, a := range z.absPaths(v, st) {
+			if r := z.protectedWrite(a); r != "" {
+				z.dangerous("%s writes %s: %s", what, v, r)
+				return
+			}
+		}
+	}
+}
