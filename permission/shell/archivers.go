@@ -5,8 +5,8 @@ package shell
 import "strings"
 
 func init() {
-	register(hTar, "tar")
-	register(hZip, "zip")
+	register(&program{handler: hTar, unbounded: "reads and writes archives"}, "tar")
+	register(&program{handler: hZip, unbounded: "reads and writes archives"}, "zip")
 }
 
 // hTar: options that run programs are Unsafe, and so is extracting (what

@@ -76,7 +76,7 @@ func getopt(argv []wordInfo, from int, spec optSpec) parsed {
 	for i := from; i < len(argv); i++ {
 		w := argv[i]
 		a := w.val
-		if !w.full && w.unknownLead {
+		if !w.full && w.unknownLead && !w.operandOnly() {
 			// "$X" may be any option, or an operand.
 			p.dynOpt = true
 			p.opts = append(p.opts, opt{idx: i, valIdx: -1, dyn: true})
@@ -227,4 +227,21 @@ func optName(o opt) string {
 		return "--" + o.name
 	}
 	return "-" + o.name
+}
+
+// operandOnly: a word only known at run time that cannot be an option: a
+// loop variable over words or relative paths none of which starts with -.
+func (w wordInfo) operandOnly() bool {
+	if w.relPath {
+		return true
+	}
+	if len(w.alts) == 0 {
+		return false
+	}
+	for _, a := range w.alts {
+		if strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
 }

@@ -5,48 +5,38 @@ package shell
 import "strings"
 
 func init() {
-	register(hAwk, "awk")
+	register(&program{check: awkCheck, rest: asRead, opts: []option{
+		flags("-b --characters-as-bytes -c --traditional -C --copyright -g --gen-pot -M --bignum -N --use-lc-numeric " +
+			"-n --non-decimal-data -O --optimize -P --posix -r --re-interval -s --no-optimize -S --sandbox -t --lint-old " +
+			"-V --version -h --help"),
+		texts("-W= -F= --field-separator= -v= --assign= -e= --source= -i= --include= -D=? --debug=? -L=? --lint=?"),
+		o("-f= --file= -E= --exec=", asRun, "runs a program from a file the analyser does not read"),
+		o("-l= --load=", asRun, "loads an extension the analyser does not read"),
+		o("-o=? --pretty-print=? -p=? --profile=? -d=? --dump-variables=?", asWrite),
+	}}, "awk")
 }
 
-// hAwk: system(), pipes and redirections in an awk program run commands or
-// write files. Conservatively any program containing system, |, > or
-// getline is Unsafe, as is a program from a file (-f) or an extension.
-func hAwk(z *analyzer, c *cmd) {
-	p := getopt(c.argv, 1, optSpec{flags: "bcCgMNnOPrsStVh", withArg: "FvfeEil", optArg: "dDLop", long: map[string]byte{
-		"field-separator": 'r', "assign": 'r', "file": 'r', "source": 'r', "exec": 'r', "include": 'r', "load": 'r',
-		"sandbox": 'n', "characters-as-bytes": 'n', "traditional": 'n', "copyright": 'n', "dump-variables": 'o',
-		"debug": 'o', "lint": 'o', "bignum": 'n', "use-lc-numeric": 'n', "non-decimal-data": 'n', "optimize": 'n',
-		"no-optimize": 'n', "pretty-print": 'o', "profile": 'o', "posix": 'n', "re-interval": 'n', "version": 'n', "help": 'n'}})
-	sandbox := p.has("S", "sandbox")
+// awkCheck: system(), pipes and redirections in an awk program run
+// commands or write files. Conservatively any program containing system,
+// |, > or getline is Unsafe (unless --sandbox), as is one from a file (-f)
+// or an extension (-i, other than gawk's inplace, which edits the files).
+func awkCheck(z *analyzer, c *cmd, r *tableRun) {
+	sandbox := r.parsed.has("S", "sandbox")
 	var progs []wordInfo
-	for _, o := range p.opts {
-		switch o.name {
-		case "f", "file", "E", "exec", "i", "include", "l", "load":
-			z.unsafe("awk -%s runs a program or extension the analyser does not read: %s", o.name, c.text)
-			if o.name == "f" || o.name == "file" || o.name == "E" || o.name == "exec" {
-				progs = append(progs, wordInfo{full: true, val: "BEGIN{}"}) // the program is there
-			}
-		case "e", "source":
-			if o.valIdx >= 0 {
-				w := c.argv[o.valIdx]
-				if o.valIdx == o.idx {
-					w.val = o.val
-				}
-				c.argv[o.valIdx].nonPath = true
-				progs = append(progs, w)
-			}
-		case "v", "assign", "F", "field-separator":
-			if o.valIdx >= 0 {
-				c.argv[o.valIdx].nonPath = true
-			}
-		case "o", "pretty-print", "p", "profile", "d", "dump-variables":
-			if o.hasVal {
-				z.checkWrite(wordInfo{text: o.val, lit: o.val, val: o.val, full: true}, c.st, "awk -"+o.name)
-			}
+	for _, o := range r.get("e", "source") {
+		if o.valIdx >= 0 {
+			progs = append(progs, optValue(c, o))
 		}
 	}
-	ops := p.operands
-	if len(progs) == 0 && len(ops) > 0 {
+	for _, o := range r.get("i", "include") {
+		if v := optValue(c, o); v.full && (v.val == "inplace" || v.val == "inplace.awk") {
+			r.acts |= inPlace
+			continue
+		}
+		z.unsafe("awk -%s loads a library the analyser does not read: %s", o.name, c.text)
+	}
+	ops := r.operands
+	if len(progs) == 0 && !r.parsed.has("f", "file", "E", "exec") && len(ops) > 0 {
 		c.argv[ops[0]].nonPath = true
 		progs = append(progs, c.argv[ops[0]])
 		ops = ops[1:]
@@ -60,6 +50,9 @@ func hAwk(z *analyzer, c *cmd) {
 		if !w.full {
 			z.unsafe("awk program only known at run time: %s", w.text)
 			continue
+		}
+		if strings.Contains(w.val, "ENVIRON") {
+			z.sink.a.Effects.Env = append(z.sink.a.Effects.Env, "ENVIRON")
 		}
 		if sandbox {
 			continue

@@ -5,13 +5,13 @@ package shell
 import "strings"
 
 func init() {
-	register(hGo, "go")
-	register(hNpm, "npm", "pnpm", "yarn")
-	register(hNpx, "npx", "pnpx", "bunx")
-	register(hMake, "make")
-	register(hCargo, "cargo")
-	register(hPip, "pip")
-	register(hBuildTool, buildTools...)
+	register(&program{handler: hGo, unbounded: "builds or runs code"}, "go")
+	register(&program{handler: hNpm, unbounded: "builds or runs code"}, "npm", "pnpm", "yarn")
+	register(&program{handler: hNpx, unbounded: "builds or runs code"}, "npx", "pnpx", "bunx")
+	register(&program{handler: hMake, unbounded: "builds or runs code"}, "make")
+	register(&program{handler: hCargo, unbounded: "builds or runs code"}, "cargo")
+	register(&program{handler: hPip, unbounded: "builds or runs code"}, "pip")
+	register(&program{handler: hBuildTool, unbounded: "builds or runs code"}, buildTools...)
 }
 
 // buildTools are build and test runners: what they run is defined by the

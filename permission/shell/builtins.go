@@ -5,27 +5,27 @@ package shell
 import "strings"
 
 func init() {
-	register(hEval, "eval")
-	register(hSource, "source", ".")
-	register(hExec, "exec")
-	register(hAlias, "alias")
-	register(hTrap, "trap")
-	register(hEnable, "enable")
-	register(hBuiltin, "builtin")
-	register(hCommand, "command")
-	register(hHash, "hash")
-	register(hSet, "set")
-	register(hShopt, "shopt")
-	register(hCd, "cd", "pushd")
-	register(hPopd, "popd")
-	register(hRead, "read", "mapfile", "readarray", "getopts")
-	register(hPrintf, "printf")
-	register(hUnset, "unset")
-	register(hTest, "test", "[")
-	register(hCompgen, "compgen", "complete")
-	register(hFc, "fc")
-	register(hBind, "bind")
-	register(hCoproc, "coproc")
+	register(&program{handler: hEval, unbounded: "runs a string as shell code"}, "eval")
+	register(&program{handler: hSource, unbounded: "runs a file as shell code"}, "source", ".")
+	register(&program{handler: hExec, unbounded: "replaces the shell with another program"}, "exec")
+	register(&program{handler: hAlias, unbounded: "defines or lists aliases"}, "alias")
+	register(&program{handler: hTrap, unbounded: "runs a string as code later"}, "trap")
+	register(&program{handler: hEnable, unbounded: "changes the shell's builtins"}, "enable")
+	register(&program{handler: hBuiltin, text: true, unbounded: "runs a builtin"}, "builtin")
+	register(&program{handler: hCommand, text: true}, "command")
+	register(&program{handler: hHash, text: true, unbounded: "changes where commands are found"}, "hash")
+	register(&program{handler: hSet, text: true}, "set")
+	register(&program{handler: hShopt, text: true, unbounded: "changes the shell's options"}, "shopt")
+	register(&program{handler: hCd, pure: true}, "cd", "pushd")
+	register(&program{handler: hPopd, text: true, pure: true}, "popd")
+	register(&program{handler: hRead, text: true, pure: true}, "read", "mapfile", "readarray", "getopts")
+	register(&program{handler: hPrintf, text: true, pure: true}, "printf")
+	register(&program{handler: hUnset, text: true, pure: true}, "unset")
+	register(&program{handler: hTest, text: true, pure: true}, "test", "[")
+	register(&program{handler: hCompgen, text: true, unbounded: "completes words, which may run commands"}, "compgen", "complete")
+	register(&program{handler: hFc, unbounded: "runs commands from the history"}, "fc")
+	register(&program{handler: hBind, unbounded: "binds keys to commands"}, "bind")
+	register(&program{handler: hCoproc, unbounded: "runs a command in the background"}, "coproc")
 }
 
 // --- shell builtins ---
@@ -115,6 +115,9 @@ func hCommand(z *analyzer, c *cmd) {
 		return
 	}
 	z.unsafe("command runs the program named by its argument: %s", c.text)
+	if len(c.argv) > 1 {
+		z.unbounded("command with arguments runs a program")
+	}
 	if len(p.operands) > 0 {
 		c.out = z.inner(c, p.operands[0], len(c.argv), nil)
 	}
@@ -130,6 +133,9 @@ func hHash(z *analyzer, c *cmd) {
 // hSet: option changes that alter how later commands are read are Unsafe.
 func hSet(z *analyzer, c *cmd) {
 	c.noFiles = true
+	if len(c.argv) == 1 || hasAny(c, "-p") {
+		z.unbounded("set prints the environment")
+	}
 	safeLong := set("errexit", "nounset", "pipefail", "xtrace", "verbose", "noclobber", "noglob", "errtrace",
 		"physical", "allexport", "notify", "hashall", "monitor", "noexec", "functrace", "ignoreeof", "emacs", "vi",
 		"history", "histexpand", "interactive-comments", "braceexpand", "nolog", "onecmd")

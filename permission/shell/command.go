@@ -121,6 +121,7 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 		// a glob): no rule can say what it is. It may also be cd,
 		// eval or source, so nothing is known afterwards.
 		z.unsafe("the command name is not a fixed word (%s): what runs is only known at run time", name.text)
+		z.unbounded("the command name is only known at run time: %s", name.text)
 		st := c.st.lostCwd()
 		st.varsUnknown = true
 		if !name.full || name.glob {
@@ -162,16 +163,46 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 		return c.out
 	}
 	c.base = canonical(c.base)
-	c.noFiles = pureCommands[c.base] && !filesChecked[c.base]
 	if downloaders[c.base] {
 		z.sink.meta[c.idx].download = true
 	}
-	if h := handlers[c.base]; h != nil {
-		h(z, c)
+	z.judge(c, programs[c.base])
+	return c.out
+}
+
+// judge applies a program's description to a command: its handler, or its
+// option table and check; then the generic path check of the words left
+// as possible paths, and the bounds of what it touches. A program the
+// analyser does not know may read or write whatever it names.
+func (z *analyzer) judge(c *cmd, p *program) {
+	if p == nil {
+		z.checkPaths(c)
+		z.cannotBound(c, "%s is not a program whose files the analyser can list", c.prog)
+		return
+	}
+	c.noFiles = p.text
+	switch {
+	case p.handler != nil:
+		p.handler(z, c)
+	default:
+		r := z.applyTable(c, p, 1)
+		if p.check != nil {
+			p.check(z, c, &r)
+		}
+		z.judgeOperands(c, p, r)
+		z.tableBounds(c, p, r)
+	}
+	if p.pure {
+		z.pureEffects(c)
 	}
 	z.checkPaths(c)
-	z.effects(c)
-	return c.out
+	switch {
+	case strings.Contains(c.prog, "/"):
+		// A program run by path may be anything, even one named cat.
+		z.cannotBound(c, "%s is run by path", c.prog)
+	case p.unbounded != "":
+		z.cannotBound(c, "%s %s", c.base, p.unbounded)
+	}
 }
 
 // checkPaths makes Unsafe any fixed argument that names a path outside the

@@ -5,7 +5,7 @@ package shell
 import "strings"
 
 func init() {
-	register(hDocker, "docker")
+	register(&program{handler: hDocker, unbounded: "runs containers"}, "docker")
 }
 
 // hDocker: a privileged container or one mounting /, the home directory,

@@ -3,11 +3,11 @@ package shell
 // Disk and volume tools: file systems, partitions, encrypted volumes.
 
 func init() {
-	register(hMkfs, "mkfs", "blkdiscard", "lvremove", "vgremove", "pvremove")
-	register(hWipefs, "wipefs")
-	register(hFdisk, "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted")
-	register(hCryptsetup, "cryptsetup")
-	register(hZfs, "zpool", "zfs")
+	register(&program{handler: hMkfs, unbounded: "changes disks or volumes"}, "mkfs", "blkdiscard", "lvremove", "vgremove", "pvremove")
+	register(&program{handler: hWipefs, unbounded: "changes disks or volumes"}, "wipefs")
+	register(&program{handler: hFdisk, unbounded: "changes disks or volumes"}, "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted")
+	register(&program{handler: hCryptsetup, unbounded: "changes disks or volumes"}, "cryptsetup")
+	register(&program{handler: hZfs, unbounded: "changes disks or volumes"}, "zpool", "zfs")
 }
 
 func hMkfs(z *analyzer, c *cmd) {

@@ -5,10 +5,10 @@ package shell
 import "strings"
 
 func init() {
-	register(hMan, "man")
-	register(hVim, "vim")
-	register(hEmacs, "emacs")
-	register(hLess, "less", "more")
+	register(&program{handler: hMan, text: true, unbounded: "runs a pager"}, "man")
+	register(&program{handler: hVim, unbounded: "runs an editor or pager"}, "vim")
+	register(&program{handler: hEmacs, unbounded: "runs an editor or pager"}, "emacs")
+	register(&program{handler: hLess, unbounded: "runs an editor or pager"}, "less", "more")
 }
 
 func hMan(z *analyzer, c *cmd) {

@@ -130,89 +130,48 @@ func (z *analyzer) addWrite(p string) {
 	}
 }
 
-// effects records what one simple command touches.
-func (z *analyzer) effects(c *cmd) {
-	name := c.argv[0]
-	prog := name.val
+// cannotBound makes the line unbounded because of one command, whose
+// operands and option values then are what it may read or write.
+func (z *analyzer) cannotBound(c *cmd, format string, args ...any) {
+	z.unbounded(format, args...)
+	z.namedPaths(c)
+}
+
+// tableBounds makes the line unbounded when a command's options say its
+// table cannot list what it touches: an option the table does not know,
+// one that follows links out of a tree or widens its reach, or a word in
+// option position only known at run time.
+func (z *analyzer) tableBounds(c *cmd, p *program, r tableRun) {
 	switch {
-	case name.dyn:
-		z.unbounded("the command name is only known at run time: %s", name.text)
-		return
-	case strings.Contains(prog, "/"):
-		// A program by path may be anything, even one named cat.
-		z.unbounded("%s is run by path", prog)
-		return
-	case z.funcs[prog]:
-		z.unbounded("%s is a function of the script", prog)
-		return
+	case r.dynOpt:
+		z.cannotBound(c, "%s with an option only known at run time", c.base)
+		if p.anyAct(asRun | runs | asConfig) {
+			z.unsafe("%s with an option only known at run time, which may make it run a program: %s", c.base, c.text)
+		}
+	case len(r.unknown) > 0:
+		z.cannotBound(c, "%s %s is an option the analyser does not know", c.base, r.unknown[0])
+	case r.has(follows):
+		z.cannotBound(c, "%s follows symbolic links, which may lead out of the tree", c.base)
+	case r.has(widens):
+		z.cannotBound(c, "%s %s", c.base, p.why(widens, r))
+	case r.has(asList):
+		z.cannotBound(c, "%s reads the files a list names", c.base)
 	}
-	switch {
-	case prog == "command" || prog == "hostname":
-		// command -v only looks a name up, hostname alone prints; with
-		// other arguments they run something or change the system.
-		if len(c.argv) > 1 && !(prog == "command" && (c.argv[1].val == "-v" || c.argv[1].val == "-V")) {
-			z.unbounded("%s with arguments", prog)
-		}
-	case prog == "date":
-		z.dateEffects(c)
-	case prog == "set":
-		if len(c.argv) == 1 || slices.ContainsFunc(c.argv[1:], func(w wordInfo) bool { return w.val == "-p" || w.val == "-x" && prog == "declare" && len(c.argv) == 2 }) {
-			z.unbounded("%s prints the environment", prog)
-		}
-	case prog == "file" && (shortCluster(c, 'C') || hasAny(c, "--compile")):
-		z.unbounded("file -C writes a compiled magic file")
-	case checksums[prog] && (shortCluster(c, 'c') || hasAny(c, "--check")):
-		z.unbounded("%s -c reads the files its list names", prog)
-	case slices.ContainsFunc(c.argv[1:], func(w wordInfo) bool { return longFlag(w.val, "files0-from") || w.val == "-files0-from" }):
-		z.unbounded("%s reads the files a list names", prog)
-	case pureCmds[prog]:
-		z.pureEffects(c)
-	case prog == "git":
-		z.gitEffects(c)
-	case prog == "sed":
-		z.sedEffects(c)
-	case prog == "sort":
-		if slices.ContainsFunc(c.argv[1:], func(w wordInfo) bool {
-			return w.val == "-o" || strings.HasPrefix(w.val, "-o") && len(w.val) > 2 && !strings.HasPrefix(w.val, "--") || longFlag(w.val, "output")
-		}) {
-			z.unbounded("sort -o writes a file")
-			return
-		}
-		z.operandEffects(c, Read{Contents: true}, false)
-	case prog == "uniq" || prog == "xxd":
-		// A second operand is the output file.
-		if len(operandWords(c)) > 1 {
-			z.unbounded("%s writes its second operand", prog)
-			return
-		}
-		z.operandEffects(c, Read{Contents: true}, false)
-	case prog == "grep" || prog == "egrep" || prog == "fgrep":
-		z.grepEffects(c)
-	case prog == "rg":
-		if hasAny(c, "-L", "--follow") || shortCluster(c, 'L') {
-			z.unbounded("rg -L follows symbolic links out of the tree")
-			return
-		}
-		// rg skips hidden files unless told otherwise (--hidden, -., -uu).
-		hidden := hasAny(c, "--hidden", "-.", "-uu", "-uuu") || shortCluster(c, '.')
-		z.operandEffects(c, Read{Tree: true, Contents: true, SkipsHidden: !hidden}, true)
-	case prog == "jq":
-		z.jqEffects(c)
-	case prog == "awk" || prog == "gawk" || prog == "mawk" || prog == "nawk":
-		if slices.ContainsFunc(c.argv[1:], func(w wordInfo) bool { return strings.Contains(w.val, "ENVIRON") }) {
-			z.sink.a.Effects.Env = append(z.sink.a.Effects.Env, "ENVIRON")
-		}
-		z.operandEffects(c, Read{Contents: true}, false)
-	case contentReaders[prog]:
-		z.operandEffects(c, Read{Contents: true}, false)
-	case metaReaders[prog]:
-		z.metaEffects(c)
-	case fileChangers[prog], prog == "cp", prog == "mv", prog == "ln", prog == "install":
-		z.changerEffects(c)
-	default:
-		z.unbounded("%s is not a program whose files the analyser can list", prog)
-		z.namedPaths(c)
-	}
+}
+
+// changeFile records a file a command deletes or changes and judges it, as
+// writeFile does.
+func (z *analyzer) changeFile(c *cmd, w wordInfo, what, verb string) {
+	z.writeWord(c, w)
+	z.checkChange(w, c.st, what, verb)
+}
+
+// writeFile records a file a command writes and judges it: protected
+// places are Dangerous, places outside the workspace Unsafe.
+func (z *analyzer) writeFile(c *cmd, w wordInfo, appendMode bool, what string) {
+	_ = appendMode
+	z.writeWord(c, w)
+	z.checkWrite(w, c.st, what)
 }
 
 // namedPaths records what a command the analyser cannot bound names: each
@@ -246,29 +205,6 @@ func (z *analyzer) namedPaths(c *cmd) {
 		for _, v := range attachedPaths(w.val) {
 			add(wordInfo{text: v, lit: v, val: v, full: true})
 		}
-	}
-}
-
-// operandEffects records reads of a command's operands: every word that is
-// not an option and not marked as text by the command's handler, plus the
-// paths attached to options (--file=x). walksCwd: with no operand the
-// program reads its working directory (rg, find, ls).
-func (z *analyzer) operandEffects(c *cmd, r Read, walksCwd bool) {
-	any := false
-	for _, i := range operandWords(c) {
-		any = true
-		z.readWord(c, c.argv[i], r)
-	}
-	for _, w := range c.argv[1:] {
-		if w.nonPath || !w.full || !strings.HasPrefix(w.val, "-") || w.val == "-" {
-			continue
-		}
-		for _, v := range attachedPaths(w.val) {
-			z.readWord(c, wordInfo{text: v, lit: v, val: v, full: true}, r)
-		}
-	}
-	if walksCwd && !any {
-		z.readWord(c, wordInfo{text: ".", lit: ".", val: ".", full: true}, r)
 	}
 }
 
@@ -391,20 +327,6 @@ func globDir(p string) string {
 func hasAny(c *cmd, words ...string) bool {
 	for _, w := range c.argv[1:] {
 		if slices.Contains(words, w.val) {
-			return true
-		}
-	}
-	return false
-}
-
-// shortCluster reports whether a word of the command is a cluster of short
-// options holding letter (-rn has r).
-func shortCluster(c *cmd, letter byte) bool {
-	for _, w := range c.argv[1:] {
-		if w.val == "--" {
-			return false
-		}
-		if len(w.val) > 1 && w.val[0] == '-' && w.val[1] != '-' && strings.IndexByte(w.val[1:], letter) >= 0 {
 			return true
 		}
 	}

@@ -1,19 +1,35 @@
 package shell
 
-// File changers: truncate, dd, tee.
+// File changers: touch, mkdir, truncate, tee, dd.
 
 import "strings"
 
 func init() {
-	register(hTruncate, "truncate")
-	register(hDd, "dd")
-	register(hTee, "tee")
+	register(&program{rest: asWrite, opts: []option{
+		flags("-a -c --no-create -f -h --no-dereference -m"),
+		texts("-d= --date= -t= --time="),
+		o("-r= --reference=", asNames),
+	}}, "touch")
+	register(&program{rest: asWrite, opts: []option{
+		flags("-p --parents -v --verbose -Z"),
+		texts("-m= --mode= --context=?"),
+	}}, "mkdir")
+	register(&program{rest: asWrite, opts: []option{
+		flags("-c --no-create -o --io-blocks"),
+		texts("-s= --size="),
+		o("-r= --reference=", asNames),
+	}}, "truncate")
+	register(&program{handler: hTee}, "tee")
+	register(&program{handler: hDd, unbounded: "copies data between files and devices"}, "dd")
 }
 
-func hTruncate(z *analyzer, c *cmd) {
-	p := getopt(c.argv, 1, optSpec{flags: "co", withArg: "rs", long: map[string]byte{"no-create": 'n', "io-blocks": 'n', "reference": 'r', "size": 'r'}})
+// hTee writes its file operands like a redirection does.
+func hTee(z *analyzer, c *cmd) {
+	p := getopt(c.argv, 1, optSpec{flags: "aip", long: map[string]byte{"append": 'n', "ignore-interrupts": 'n', "output-error": 'o', "help": 'n', "version": 'n'}})
+	appendMode := p.has("a", "append")
 	for _, i := range p.operands {
-		z.checkWrite(c.argv[i], c.st, "truncate")
+		c.argv[i].nonPath = true // judged as a write
+		z.writeTarget(c.argv[i], c.st, appendMode, "tee")
 	}
 }
 
@@ -26,71 +42,5 @@ func hDd(z *analyzer, c *cmd) {
 			t.unknownLead = t.val == "" && !w.full
 			z.checkWrite(t, c.st, "dd")
 		}
-	}
-}
-
-// fileChangers write their operands.
-var fileChangers = set("rm", "rmdir", "unlink", "mkdir", "touch", "truncate", "chmod", "chown", "chgrp", "tee")
-
-// changerEffects: rm, mkdir, touch, cp, mv, ln, chmod and friends write
-// their operands; cp and ln read their sources.
-func (z *analyzer) changerEffects(c *cmd) {
-	prog := c.argv[0].val
-	switch prog {
-	case "cp", "mv", "ln", "install":
-		spec := optSpec{flags: "abdfHilLnPprRsTuvxZ", withArg: "tS", long: map[string]byte{"target-directory": 'r',
-			"suffix": 'r', "backup": 'o', "reflink": 'o', "sparse": 'r', "preserve": 'o', "no-preserve": 'r', "context": 'o',
-			"no-target-directory": 'n', "strip-program": 'r', "mode": 'r', "owner": 'r', "group": 'r', "update": 'o'}}
-		if prog == "install" {
-			spec.withArg, spec.flags = "tSgmo", "bCcdDpsTvZ"
-		}
-		p := getopt(c.argv, 1, spec)
-		if p.dynOpt {
-			z.unbounded("%s with an option only known at run time", prog)
-			return
-		}
-		targets, _, sources := z.copyTargets(c, p)
-		if prog == "install" && p.has("d", "directory") {
-			targets, sources = nil, nil
-			for _, i := range p.operands {
-				targets = append(targets, c.argv[i])
-			}
-		}
-		for _, t := range targets {
-			z.writeWord(c, t)
-		}
-		for _, i := range sources {
-			if prog == "mv" {
-				z.writeWord(c, c.argv[i])
-			} else {
-				z.readWord(c, c.argv[i], Read{Tree: true, Contents: true})
-			}
-		}
-		return
-	case "tee":
-		return // its files are writes of the analysis (writeTarget)
-	}
-	for _, i := range operandWords(c) {
-		w := c.argv[i]
-		if prog == "touch" || prog == "truncate" {
-			// -r FILE and -d DATE / -s SIZE values: the reference is
-			// read; the others are not paths, and widening the writes
-			// to them is harmless.
-			if k := i - 1; k >= 1 && (c.argv[k].val == "-r" || c.argv[k].val == "--reference") {
-				z.readWord(c, w, Read{})
-				continue
-			}
-		}
-		z.writeWord(c, w)
-	}
-}
-
-// hTee writes its file operands like a redirection does.
-func hTee(z *analyzer, c *cmd) {
-	p := getopt(c.argv, 1, optSpec{flags: "aip", long: map[string]byte{"append": 'n', "ignore-interrupts": 'n', "output-error": 'o', "help": 'n', "version": 'n'}})
-	appendMode := p.has("a", "append")
-	for _, i := range p.operands {
-		c.argv[i].nonPath = true // judged as a write
-		z.writeTarget(c.argv[i], c.st, appendMode, "tee")
 	}
 }

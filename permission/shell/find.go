@@ -8,12 +8,20 @@ import (
 )
 
 func init() {
-	register(hFind, "find")
+	register(&program{handler: func(z *analyzer, c *cmd) {
+		hFind(z, c)
+		z.findEffects(c)
+	}}, "find")
 }
 
-// findEffects: find walks its start points (those before the first
+// findEffects: find -L, -H and -follow follow links out of the tree; find
+// walks its start points (those before the first
 // expression word; . when none); a few tests read another file's metadata.
 func (z *analyzer) findEffects(c *cmd) {
+	if hasAny(c, "-L", "-H", "-follow") {
+		z.unbounded("find follows symbolic links, which may lead out of the tree")
+		return
+	}
 	i := 1
 	for i < len(c.argv) && (c.argv[i].val == "-H" || c.argv[i].val == "-L" || c.argv[i].val == "-P" ||
 		c.argv[i].val == "-D" || c.argv[i].val == "-O" || strings.HasPrefix(c.argv[i].val, "-O")) {

@@ -8,7 +8,10 @@ import (
 )
 
 func init() {
-	register(hGit, "git")
+	register(&program{handler: func(z *analyzer, c *cmd) {
+		hGit(z, c)
+		z.gitEffects(c)
+	}}, "git")
 }
 
 // gitReads are git subcommands that only read the repository (their

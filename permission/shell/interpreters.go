@@ -5,12 +5,12 @@ package shell
 import "strings"
 
 func init() {
-	register(hInterp, "python", "perl", "ruby", "node", "php", "lua", "luajit", "Rscript", "R", "osascript", "julia",
+	register(&program{handler: hInterp, unbounded: "runs a program"}, "python", "perl", "ruby", "node", "php", "lua", "luajit", "Rscript", "R", "osascript", "julia",
 		"tclsh", "wish", "expect", "irb", "pry", "ts-node", "tsx", "esno", "groovy", "scala", "elixir", "iex",
 		"guile", "racket", "sbcl", "clisp", "ghci", "runghc", "jshell", "kotlin", "dotnet-script",
 		"swift", "qjs", "gjs", "cscript", "wscript")
-	register(hDeno, "deno")
-	register(hBun, "bun")
+	register(&program{handler: hDeno, unbounded: "runs a program"}, "deno")
+	register(&program{handler: hBun, unbounded: "runs a program"}, "bun")
 }
 
 // interpSpec describes an interpreter's options: which run inline code,

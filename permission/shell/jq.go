@@ -7,49 +7,54 @@ import (
 	"strings"
 )
 
-// jqEffects: jq's first operand is its filter (unless -f gives one).
-func (z *analyzer) jqEffects(c *cmd) {
-	p := getopt(c.argv, 1, optSpec{flags: "nrjacsSCMeh", withArg: "fL", long: map[string]byte{
-		"from-file": 'r', "arg": 'r', "argjson": 'r', "slurpfile": 'r', "rawfile": 'r', "indent": 'r', "args": 'n',
-		"jsonargs": 'n', "raw-output": 'n', "join-output": 'n', "null-input": 'n', "slurp": 'n', "compact-output": 'n',
-		"tab": 'n', "sort-keys": 'n', "exit-status": 'n', "seq": 'n', "stream": 'n', "raw-input": 'n', "ascii-output": 'n'}})
-	if p.dynOpt || p.has("L") {
-		z.unbounded("jq with an option only known at run time, or a module path")
-		return
+func init() {
+	register(&program{check: jqCheck, rest: asRead, opts: []option{
+		flags("-n --null-input -r --raw-output -j --join-output -a --ascii-output -c --compact-output -s --slurp " +
+			"-S --sort-keys -C --color-output -M --monochrome-output -e --exit-status -h --help -R --raw-input --tab " +
+			"--seq --stream --stream-errors --args --jsonargs --unbuffered -V --raw-output0 -0 --binary -b"),
+		texts("--indent= --arg= --argjson="),
+		o("-f= --from-file=", asRead),
+		o("--slurpfile= --rawfile=", asText),
+		o("-L=", widens, "loads modules from a directory"),
+	}}, "jq")
+}
+
+// jqCheck: jq's first operand is its filter (unless -f gives one); --arg
+// and --argjson take a name and a value, --slurpfile and --rawfile a name
+// and a file; after --args the operands are values. The filter may read
+// the environment ($ENV, env) or load modules from jq's search path
+// (import, include).
+func jqCheck(z *analyzer, c *cmd, r *tableRun) {
+	drop := func(i int) {
+		r.operands = slices.DeleteFunc(r.operands, func(k int) bool { return k == i })
 	}
-	ops := p.operands
-	if !p.has("f", "from-file") && len(ops) > 0 {
-		// The filter may read the environment ($ENV, env) or load
-		// modules from jq's search path (import, include).
-		f := c.argv[ops[0]].val
-		if strings.Contains(f, "env") || strings.Contains(f, "ENV") {
+	for _, o := range r.opts {
+		if o.valIdx < 0 || o.valIdx+1 >= len(c.argv) {
+			continue
+		}
+		switch o.name {
+		case "arg", "argjson":
+			c.argv[o.valIdx+1].nonPath = true
+			drop(o.valIdx + 1)
+		case "slurpfile", "rawfile":
+			z.readWord(c, c.argv[o.valIdx+1], Read{Contents: true})
+			drop(o.valIdx + 1)
+		}
+	}
+	if !r.parsed.has("f", "from-file") && len(r.operands) > 0 {
+		f := c.argv[r.operands[0]]
+		c.argv[r.operands[0]].nonPath = true
+		if strings.Contains(f.val, "env") || strings.Contains(f.val, "ENV") {
 			z.sink.a.Effects.Env = append(z.sink.a.Effects.Env, "jq $ENV")
 		}
-		if strings.Contains(f, "import") || strings.Contains(f, "include") {
-			z.unbounded("a jq filter that loads modules")
+		if strings.Contains(f.val, "import") || strings.Contains(f.val, "include") {
+			r.acts |= widens
+			r.whyWidens = "a filter that loads modules"
 		}
 	}
-	if !p.has("f", "from-file") && len(ops) > 0 {
-		ops = ops[1:]
-	}
-	for _, o := range p.opts {
-		switch o.name {
-		case "f", "from-file":
-			if o.valIdx >= 0 {
-				z.readWord(c, optValue(c, o), Read{Contents: true})
-			}
-		case "slurpfile", "rawfile":
-			// --rawfile NAME FILE: FILE is the next word.
-			if o.valIdx >= 0 && o.valIdx+1 < len(c.argv) {
-				z.readWord(c, c.argv[o.valIdx+1], Read{Contents: true})
-				ops = slices.DeleteFunc(ops, func(i int) bool { return i == o.valIdx+1 })
-			}
+	if r.parsed.has("args", "jsonargs") {
+		for _, i := range r.operands {
+			c.argv[i].nonPath = true // values, not files
 		}
-	}
-	if p.has("args", "jsonargs") {
-		ops = nil // the remaining words are values, not files
-	}
-	for _, i := range ops {
-		z.readWord(c, c.argv[i], Read{Contents: true})
 	}
 }

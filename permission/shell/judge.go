@@ -9,6 +9,20 @@ import "strings"
 // system trees, disks, NovaCode's settings. Unsafe: anywhere else outside
 // the workspace, .git and similar inside it, network pseudo-files.
 func (z *analyzer) checkWrite(w wordInfo, st state, what string) {
+	z.checkChange(w, st, what, "writes")
+}
+
+// checkChange is checkWrite for any change: verb says which ("writes",
+// "deletes", "changes"). A change of mode, owner or times of a protected
+// file is not Dangerous by itself (chmod 600 ~/.ssh/id_rsa is good
+// hygiene); writing or deleting one is.
+func (z *analyzer) checkChange(w wordInfo, st state, what, verb string) {
+	protected := func(a string) string {
+		if verb == "changes" {
+			return ""
+		}
+		return z.protectedWrite(a)
+	}
 	for _, v := range writeValues(w) {
 		if v == "" {
 			continue
@@ -22,29 +36,29 @@ func (z *analyzer) checkWrite(w wordInfo, st state, what string) {
 			// A relative path after a cd the analyser could not follow:
 			// still Dangerous if any directory it may be in makes it so.
 			for _, alt := range z.absPaths(v, st) {
-				if r := z.protectedWrite(alt); r != "" {
-					z.dangerous("%s writes %s: %s", what, v, r)
+				if r := protected(alt); r != "" {
+					z.dangerous("%s %s %s: %s", what, verb, v, r)
 					break
 				}
 			}
 			if w.full {
-				z.unsafe("%s writes %s in a directory the analyser could not follow", what, v)
+				z.unsafe("%s %s %s in a directory the analyser could not follow", what, verb, v)
 			}
 			continue
 		}
 		if harmlessTargets[a] {
 			continue
 		}
-		if r := z.protectedWrite(a); r != "" {
-			z.dangerous("%s writes %s: %s", what, v, r)
+		if r := protected(a); r != "" {
+			z.dangerous("%s %s %s: %s", what, verb, v, r)
 			continue
 		}
 		if z.opt.Workspace == "" || !within(a, z.opt.Workspace) {
-			z.unsafe("%s writes %s, outside the workspace", what, a)
+			z.unsafe("%s %s %s, outside the workspace", what, verb, a)
 			continue
 		}
 		if r := protectedInWorkspace(a); r != "" {
-			z.unsafe("%s writes %s", what, r)
+			z.unsafe("%s %s %s", what, verb, r)
 		}
 	}
 }

@@ -1,32 +1,60 @@
 package shell
 
-// chmod, chown, chgrp and friends: recursive mode and owner changes.
+// chmod, chown, chgrp and the attribute changers: recursive changes of
+// important trees are Dangerous.
 
 import "strings"
 
 func init() {
-	register(hChmod, "chmod", "chown", "chgrp", "chattr", "setfacl")
+	common := "-c --changes -f --silent --quiet -v --verbose --no-preserve-root --preserve-root --dereference -h --no-dereference -H -L -P"
+	register(&program{check: modeCheck, rest: asChange, opts: []option{
+		flags(common),
+		o("-R --recursive", recurse),
+		o("--reference=", asNames),
+		// GNU chmod takes a mode that looks like an option (chmod -x f).
+		flags("-r -w -x -X -s -t -u -g -o -a"),
+	}}, "chmod")
+	register(&program{check: modeCheck, rest: asChange, opts: []option{
+		flags(common),
+		o("-R --recursive", recurse),
+		o("--reference=", asNames),
+		texts("--from="),
+	}}, "chown", "chgrp")
+	register(&program{handler: hAttrs, unbounded: "changes file attributes or access lists"}, "chattr", "setfacl")
 }
 
-// hChmod: chmod/chown/chgrp -R on /, ~, the workspace or their ancestors
-// is Dangerous (chmod -R 777 /, chown -R nobody /).
-func hChmod(z *analyzer, c *cmd) {
-	p := getopt(c.argv, 1, optSpec{flags: "RcfvhHLPV", long: map[string]byte{"recursive": 'n', "reference": 'r',
-		"from": 'r', "changes": 'n', "silent": 'n', "quiet": 'n', "verbose": 'n', "dereference": 'n', "no-dereference": 'n',
-		"preserve-root": 'n', "no-preserve-root": 'n', "help": 'n', "version": 'n'}})
-	recursive := p.has("R", "recursive") || p.dynOpt
-	ops := p.operands
-	// chmod -x file: GNU chmod takes a mode that looks like an option.
+// modeCheck: the first operand is the mode or owner (unless --reference
+// gives it, or chmod's mode looks like an option); the others change.
+func modeCheck(z *analyzer, c *cmd, r *tableRun) {
 	modeAsOpt := false
-	for _, o := range p.opts {
-		if c.base == "chmod" && !o.long && strings.Contains("rwxXstugoa", o.name) {
+	for _, po := range r.opts {
+		if c.base == "chmod" && !po.long && strings.Contains("rwxXstugoa", po.name) {
 			modeAsOpt = true
 		}
 	}
-	if !p.has("reference") && len(ops) > 0 && c.base != "chattr" && !modeAsOpt {
+	ops := r.operands
+	if !r.parsed.has("reference") && len(ops) > 0 && !modeAsOpt {
 		c.argv[ops[0]].nonPath = true // the mode or owner
 		ops = ops[1:]
 	}
+	z.modeTargets(c, ops, r.has(recurse) || r.dynOpt)
+}
+
+// hAttrs: chattr and setfacl, judged like chmod.
+func hAttrs(z *analyzer, c *cmd) {
+	p := getopt(c.argv, 1, optSpec{flags: "RcfvhHLPV", long: map[string]byte{"recursive": 'n', "reference": 'r'}})
+	ops := p.operands
+	if c.base == "setfacl" && len(ops) > 0 {
+		c.argv[ops[0]].nonPath = true
+		ops = ops[1:]
+	}
+	z.modeTargets(c, ops, p.has("R", "recursive") || p.dynOpt)
+}
+
+// modeTargets: chmod/chown/chgrp -R on /, ~, the workspace or their
+// ancestors is Dangerous (chmod -R 777 /, chown -R nobody /), and so is a
+// change of / or ~ itself.
+func (z *analyzer) modeTargets(c *cmd, ops []int, recursive bool) {
 	for _, i := range ops {
 		w := c.argv[i]
 		if recursive {

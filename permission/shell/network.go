@@ -8,8 +8,8 @@ import (
 )
 
 func init() {
-	register(hCurl, "curl")
-	register(hWget, "wget", "wget2")
+	register(&program{handler: hCurl, unbounded: "reaches the network"}, "curl")
+	register(&program{handler: hWget, unbounded: "reaches the network"}, "wget", "wget2")
 }
 
 // downloaders fetch data from the network.

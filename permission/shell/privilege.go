@@ -5,9 +5,9 @@ package shell
 import "strings"
 
 func init() {
-	register(hSudo, "sudo")
-	register(hDoas, "doas")
-	register(hSu, "su")
+	register(wrapper(hSudo), "sudo")
+	register(wrapper(hDoas), "doas")
+	register(wrapper(hSu), "su")
 }
 
 func hSudo(z *analyzer, c *cmd) {

@@ -2,15 +2,59 @@ package shell
 
 // The program registry: which handler judges which program.
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
-// handler judges one program's arguments.
-type handler func(z *analyzer, c *cmd)
+// program is what the analyser knows about one program: how to read its
+// words and what each of them is to it. A program that only takes options
+// and operands is described by its option table alone (opts, args, rest);
+// one with a language of its own (git, find, sed, a shell) by a handler.
+// Either way the one description drives the Unsafe reasons, the writes,
+// the Dangerous reasons and the effects of every command that runs it.
+type program struct {
+	// handler judges the command entirely: the table below is unused.
+	handler func(z *analyzer, c *cmd)
 
-// handlers maps canonical program names to their rules. The families fill
-// it in their init functions (a composite literal here would be an
-// initialisation cycle: wrappers call back into simple, which reads it).
-var handlers = map[string]handler{}
+	// opts is the option table. Options it does not list make the
+	// command's effects unbounded: they may be ones that write or run.
+	opts []option
+	// posix: options end at the first operand. numeric: -NUM is an
+	// option (head -20).
+	posix, numeric bool
+	// args are the acts of the first operands, in order; rest is the act
+	// of the others (asRead for cat, asWrite for rm).
+	args []act
+	rest act
+	// trees: path operands are walked as trees whatever the options (rg,
+	// du). cwd: with no path operand the program reads its working
+	// directory (ls; grep only with recurse). skipsHidden: its walks
+	// leave out hidden files unless an option has hidden.
+	trees, cwd, skipsHidden bool
+	// check judges what the table cannot say (which operand is a pattern,
+	// what a delete destroys). It runs after the options were read and
+	// before the operands are judged.
+	check func(z *analyzer, c *cmd, r *tableRun)
+
+	// text: the program's words are text, not paths: no path checks
+	// (echo, kill). pure: it touches nothing at all (echo, cd): no effects.
+	text, pure bool
+	// unbounded says why what the program touches cannot be listed (a
+	// build, a network client): the line's effects are unbounded and the
+	// paths it names are possible reads and writes.
+	unbounded string
+
+	specOnce sync.Once
+	spec     optSpec
+	byName   map[string]*option
+}
+
+// programs maps canonical program names to their descriptions. The
+// families fill it in their init functions (a composite literal here would
+// be an initialisation cycle: wrappers call back into simple, which reads
+// it).
+var programs = map[string]*program{}
 
 // canonical maps program name variants to the handler's name.
 func canonical(base string) string {
@@ -49,7 +93,7 @@ func canonical(base string) string {
 		return "node"
 	case "fdfind":
 		return "fd"
-	case "grep", "egrep", "fgrep", "ggrep", "zgrep", "zegrep", "zfgrep", "pcregrep", "pcre2grep", "ag", "ack", "ack-grep", "sift", "ugrep", "git-grep":
+	case "grep", "egrep", "fgrep", "ggrep", "zgrep", "zegrep", "zfgrep", "pcregrep", "pcre2grep":
 		return "grep"
 	case "nvim", "vi", "vim", "ex", "view", "gvim", "mvim", "rvim", "vimdiff", "nvi", "elvis":
 		return "vim"
@@ -67,38 +111,24 @@ func canonical(base string) string {
 	return base
 }
 
-// pureCommands neither read nor write files nor run other programs: their
-// arguments are text, not paths.
-var pureCommands = set("echo", "printf", "true", "false", ":", "pwd", "basename", "dirname", "seq", "sleep",
-	"yes", "expr", "test", "[", "whoami", "id", "uname", "hostname", "nproc", "tty", "arch", "logname",
-	"groups", "users", "getconf", "locale", "cal", "factor", "numfmt", "tput", "clear", "exit", "return",
-	"shift", "break", "continue", "wait", "jobs", "umask", "ulimit", "times", "help", "type", "which",
-	"whereis", "printenv", "unset", "local", "declare", "typeset", "export", "readonly", "let", "getopts",
-	"read", "mapfile", "readarray", "caller", "dirs", "disown", "suspend", "logout", "shopt", "set",
-	"history", "kill", "pkill", "killall", "pgrep", "ps", "uptime", "free", "nice", "date", "env", "command",
-	"builtin", "hash", "sync", "false", "tr", "cut", "wc", "uniq", "column", "rev", "fold", "fmt", "nl",
-	"base32", "base64", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "sum", "od", "hexdump", "xxd",
-	"strings", "jq", "bc", "dc", "awk", "sed", "grep", "sort", "head", "tail", "cat", "tac", "less", "more",
-	"paste", "join", "comm", "diff", "cmp", "file", "stat", "ls", "tree", "du", "df", "find", "rg", "fd")
-
-// filesChecked are the programs of pureCommands that do take file operands:
-// their literal arguments are checked for paths outside the workspace.
-var filesChecked = set("tr", "cut", "wc", "uniq", "column", "rev", "fold", "fmt", "nl", "base32", "base64",
-	"md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "sum", "od", "hexdump", "xxd", "strings", "jq",
-	"bc", "dc", "awk", "sed", "grep", "sort", "head", "tail", "cat", "tac", "less", "more", "paste", "join",
-	"comm", "diff", "cmp", "file", "stat", "ls", "tree", "du", "df", "find", "rg", "fd", "date", "env", "hash")
-
-// register makes h the handler of the programs named. Each command
-// family registers its programs in its own file; a name registered twice
-// is a mistake, which TestProgramsRegisteredOnce reports.
-func register(h handler, names ...string) {
+// register describes the programs named by p. Each command family
+// registers its programs in its own file; a name registered twice is a
+// mistake, which TestProgramsRegisteredOnce reports.
+func register(p *program, names ...string) {
 	for _, n := range names {
-		if _, dup := handlers[n]; dup {
+		if _, dup := programs[n]; dup {
 			duplicates = append(duplicates, n)
 		}
-		handlers[n] = h
+		programs[n] = p
 	}
 }
 
 // duplicates are the names registered more than once.
 var duplicates []string
+
+// noop is the handler of programs whose description says all there is.
+func noop(*analyzer, *cmd) {}
+
+// opaque describes a known program whose effects the analyser does not
+// list: why says what it does.
+func opaque(why string) *program { return &program{handler: noop, unbounded: why} }

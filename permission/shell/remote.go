@@ -5,9 +5,9 @@ package shell
 import "strings"
 
 func init() {
-	register(hSSH, "ssh")
-	register(hScp, "scp")
-	register(hRsync, "rsync")
+	register(&program{handler: hSSH, unbounded: "reaches another host"}, "ssh")
+	register(&program{handler: hScp, unbounded: "reaches another host"}, "scp")
+	register(&program{handler: hRsync, unbounded: "reaches another host"}, "rsync")
 }
 
 // sshOptUnsafe: ssh -o options that run local commands or read more

@@ -1,58 +1,53 @@
 package shell
 
-// Deleting files: rm, unlink, shred.
+// Deleting files: rm, rmdir, unlink, shred, and the trash commands.
 
 func init() {
-	register(hRm, "rm", "srm", "trash", "trash-put")
-	register(hUnlink, "unlink")
-	register(hShred, "shred")
+	register(&program{check: rmCheck, rest: asRemove, opts: []option{
+		flags("-f --force -i -I --interactive=? --one-file-system --no-preserve-root --preserve-root=? -d --dir -v --verbose -P"),
+		o("-r -R --recursive", recurse),
+	}}, "rm")
+	register(&program{handler: hTrash, unbounded: "moves files to a trash directory"}, "srm", "trash", "trash-put")
+	register(&program{rest: asRemove, opts: []option{flags("--ignore-fail-on-non-empty -p --parents -v --verbose")}}, "rmdir")
+	register(&program{rest: asRemove, opts: []option{}}, "unlink")
+	register(&program{check: shredCheck, rest: asWrite, opts: []option{
+		flags("-f --force -u --remove=? -v --verbose -x --exact -z --zero"),
+		texts("-n= --iterations= -s= --size="),
+		o("--random-source=", asRead),
+	}}, "shred")
 }
 
-var rmSpec = optSpec{flags: "rRfiIdvP", long: map[string]byte{"recursive": 'n', "force": 'n', "interactive": 'o',
-	"one-file-system": 'n', "no-preserve-root": 'n', "preserve-root": 'o', "dir": 'n', "verbose": 'n', "help": 'n', "version": 'n'}}
+// rmCheck: a recursive or forced delete of /, ~, the workspace, an
+// ancestor of them or their contents is Dangerous; deleting a start-up
+// file, key or history file is Dangerous whatever the flags (judged as the
+// operands are deleted).
+func rmCheck(z *analyzer, c *cmd, r *tableRun) {
+	recursive := r.has(recurse) || r.dynOpt
+	force := r.parsed.has("f", "force") || r.dynOpt
+	if !recursive && !force {
+		return
+	}
+	for _, i := range r.operands {
+		z.destroys(c.argv[i], c.st, c.base+" -r deletes")
+	}
+}
 
-// hRm: a recursive or forced delete of /, ~, the workspace, an ancestor of
-// them or their contents is Dangerous; deleting a start-up file, key or
-// history file is Dangerous whatever the flags.
-func hRm(z *analyzer, c *cmd) {
-	p := getopt(c.argv, 1, rmSpec)
-	recursive := p.has("r", "R", "recursive") || p.dynOpt || c.base != "rm"
-	force := p.has("f", "force") || p.dynOpt
+// hTrash: srm and the trash commands delete (or move away) their operands,
+// recursively.
+func hTrash(z *analyzer, c *cmd) {
+	p := getopt(c.argv, 1, optSpec{flags: "rRfiIdvP", long: map[string]byte{"recursive": 'n', "force": 'n',
+		"interactive": 'o', "one-file-system": 'n', "no-preserve-root": 'n', "preserve-root": 'o', "dir": 'n', "verbose": 'n'}})
 	for _, i := range p.operands {
 		w := c.argv[i]
-		if recursive || force {
-			z.destroys(w, c.st, c.base+" -r deletes")
-		}
-		z.deletesProtected(w, c.st, c.base)
+		z.destroys(w, c.st, c.base+" -r deletes")
+		z.checkChange(w, c.st, c.base, "deletes")
 	}
 }
 
-func (z *analyzer) deletesProtected(w wordInfo, st state, prog string) {
-	for _, v := range writeValues(w) {
-		if v == "" {
-			continue
-		}
-		for _, a := range z.absPaths(v, st) {
-			if r := z.protectedWrite(a); r != "" {
-				z.dangerous("%s deletes %s: %s", prog, v, r)
-				return
-			}
-		}
-	}
-}
-
-func hUnlink(z *analyzer, c *cmd) {
-	for _, w := range c.argv[1:] {
-		z.deletesProtected(w, c.st, "unlink")
-	}
-}
-
-// hShred overwrites files: a disk or a protected file is Dangerous.
-func hShred(z *analyzer, c *cmd) {
-	p := getopt(c.argv, 1, optSpec{flags: "fuvxz", withArg: "ns", long: map[string]byte{"force": 'n', "iterations": 'r',
-		"random-source": 'r', "size": 'r', "remove": 'o', "verbose": 'n', "exact": 'n', "zero": 'n'}})
-	for _, i := range p.operands {
-		z.checkWrite(c.argv[i], c.st, "shred")
+// shredCheck: shred overwrites files: a disk or a protected file is
+// Dangerous (judged as the operands are written).
+func shredCheck(z *analyzer, c *cmd, r *tableRun) {
+	for _, i := range r.operands {
 		z.destroys(c.argv[i], c.st, "shred overwrites")
 	}
 }

@@ -5,56 +5,32 @@ package shell
 import "strings"
 
 func init() {
-	register(hSed, "sed")
+	register(&program{check: sedCheck, rest: asRead, opts: []option{
+		flags("-n --quiet --silent -E -r --regexp-extended -s --separate -u --unbuffered -z --null-data " +
+			"--posix --debug --sandbox --follow-symlinks -b --binary"),
+		texts("-e= --expression= -l= --line-length="),
+		o("-f= --file=", asRun, "runs a script from a file the analyser does not read"),
+		o("-i=? --in-place=?", inPlace),
+	}}, "sed")
 }
 
-// sedEffects: sed -n only prints what its script selects; sed -i edits its
-// files (recorded as writes by the analysis); plain sed counts as
-// unbounded, as its output is usually meant to replace a file.
-func (z *analyzer) sedEffects(c *cmd) {
-	p := getopt(c.argv, 1, sedSpec)
-	switch {
-	case p.has("i", "in-place"):
-		z.operandEffects(c, Read{Contents: true}, false)
-	case p.has("n", "quiet", "silent"):
-		z.operandEffects(c, Read{Contents: true}, false)
-	default:
-		z.unbounded("sed without -n")
-	}
-}
-
-var sedSpec = optSpec{flags: "nrEsuzb", withArg: "efl", optArg: "i", long: map[string]byte{"expression": 'r', "file": 'r',
-	"in-place": 'o', "line-length": 'r', "null-data": 'n', "zero-terminated": 'n', "separate": 'n', "unbuffered": 'n',
-	"regexp-extended": 'n', "silent": 'n', "quiet": 'n', "posix": 'n', "debug": 'n', "sandbox": 'n',
-	"follow-symlinks": 'n', "binary": 'n', "help": 'n', "version": 'n'}}
-
-// hSed: the e command and the e flag run commands, w/W and the w flag write
-// files; -i edits its files (reported as Writes); -f reads a script the
-// analyser cannot see.
-func hSed(z *analyzer, c *cmd) {
-	p := getopt(c.argv, 1, sedSpec)
-	if p.dynOpt {
+// sedCheck: the e command and the e flag run commands, w/W and the w flag
+// write files; -i edits the files (reported as Writes, with the backup
+// copies). sed without -n counts as unbounded, as its output is usually
+// meant to replace a file.
+func sedCheck(z *analyzer, c *cmd, r *tableRun) {
+	sandbox := r.parsed.has("sandbox")
+	if r.dynOpt {
 		z.unsafe("sed with an option only known at run time: %s", c.text)
 	}
-	sandbox := p.has("sandbox")
 	var scripts []wordInfo
-	for _, o := range p.opts {
-		switch o.name {
-		case "e", "expression":
-			if o.valIdx >= 0 {
-				w := c.argv[o.valIdx]
-				if o.valIdx == o.idx {
-					w.val = o.val
-				}
-				c.argv[o.valIdx].nonPath = true
-				scripts = append(scripts, w)
-			}
-		case "f", "file":
-			z.unsafe("sed -f runs a script from a file the analyser does not read: %s", c.text)
+	for _, o := range r.get("e", "expression") {
+		if o.valIdx >= 0 {
+			scripts = append(scripts, optValue(c, o))
 		}
 	}
-	files := p.operands
-	if len(scripts) == 0 && !p.has("f", "file") && len(files) > 0 {
+	files := r.operands
+	if len(scripts) == 0 && !r.parsed.has("f", "file") && len(files) > 0 {
 		c.argv[files[0]].nonPath = true
 		scripts = append(scripts, c.argv[files[0]])
 		files = files[1:]
@@ -64,42 +40,48 @@ func hSed(z *analyzer, c *cmd) {
 			z.unsafe("sed script only known at run time: %s", s.text)
 			continue
 		}
-		r := parseSed(s.val)
-		if r.err != "" {
-			z.unsafe("sed script the analyser cannot read (%s): %s", r.err, s.text)
+		res := parseSed(s.val)
+		if res.err != "" {
+			z.unsafe("sed script the analyser cannot read (%s): %s", res.err, s.text)
 			continue
 		}
-		if !sandbox {
-			if r.exec {
-				z.unsafe("sed script runs shell commands (the e command or flag): %s", s.text)
-			}
-			for _, f := range r.writes {
-				z.unsafe("sed script writes the file %s", f)
-				z.checkWrite(wordInfo{text: f, lit: f, val: f, full: true}, c.st, "sed w")
-			}
-			for _, f := range r.reads {
-				if why := z.outside(f, c.st); why != "" {
-					z.unsafe("sed script reads a path outside the workspace: %s", why)
-				}
+		if sandbox {
+			continue
+		}
+		if res.exec {
+			z.unsafe("sed script runs shell commands (the e command or flag): %s", s.text)
+		}
+		for _, f := range res.writes {
+			z.unsafe("sed script writes the file %s", f)
+			z.checkWrite(wordInfo{text: f, lit: f, val: f, full: true}, c.st, "sed w")
+		}
+		for _, f := range res.reads {
+			if why := z.outside(f, c.st); why != "" {
+				z.unsafe("sed script reads a path outside the workspace: %s", why)
 			}
 		}
 	}
-	if p.has("i", "in-place") {
-		suffix := ""
-		for _, o := range p.get("i", "in-place") {
-			suffix = o.val
+	if !r.has(inPlace) {
+		if !r.parsed.has("n", "quiet", "silent") {
+			r.acts |= widens
+			r.whyWidens = "without -n prints every line, usually to replace a file"
 		}
-		for _, i := range files {
-			w := c.argv[i]
-			c.argv[i].nonPath = true // judged as a write
-			z.writeTarget(w, c.st, false, "sed -i")
-			if suffix != "" && !strings.ContainsAny(suffix, "*/") && w.full {
-				// The backup copy: sed -i.bak f writes f.bak too.
-				b := w
-				b.val += suffix
-				b.text += suffix
-				z.writeTarget(b, c.st, false, "sed -i")
-			}
+		return
+	}
+	suffix := ""
+	for _, o := range r.get("i", "in-place") {
+		suffix = o.val
+	}
+	for _, i := range files {
+		w := c.argv[i]
+		c.argv[i].nonPath = true // judged as a write
+		z.writeTarget(w, c.st, false, "sed -i")
+		if suffix != "" && !strings.ContainsAny(suffix, "*/") && w.full {
+			// The backup copy: sed -i.bak f writes f.bak too.
+			b := w
+			b.val += suffix
+			b.text += suffix
+			z.writeTarget(b, c.st, false, "sed -i")
 		}
 	}
 }

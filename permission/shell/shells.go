@@ -5,9 +5,9 @@ package shell
 import "strings"
 
 func init() {
-	register(hShell, "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "oksh", "loksh",
+	register(&program{handler: hShell, unbounded: "runs a script"}, "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "oksh", "loksh",
 		"pdksh", "ksh93", "bash5", "hush", "fish", "csh", "tcsh", "elvish", "nu", "xonsh", "pwsh", "powershell")
-	register(hBusybox, "busybox")
+	register(&program{handler: hBusybox, unbounded: "runs the applet its argument names"}, "busybox")
 }
 
 // --- shells and interpreters ---

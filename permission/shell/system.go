@@ -5,14 +5,14 @@ package shell
 import "strings"
 
 func init() {
-	register(hShutdown, "shutdown", "reboot", "halt", "poweroff", "kexec", "killall5")
-	register(hInit, "init", "telinit")
-	register(hSystemctl, "systemctl", "loginctl")
-	register(hKill, "kill")
-	register(hPkill, "pkill", "killall")
-	register(hCrontab, "crontab")
-	register(hHistory, "history")
-	register(hAt, "at", "batch")
+	register(&program{handler: hShutdown, unbounded: "changes the system or its processes"}, "shutdown", "reboot", "halt", "poweroff", "kexec", "killall5")
+	register(&program{handler: hInit, unbounded: "changes the system or its processes"}, "init", "telinit")
+	register(&program{handler: hSystemctl, unbounded: "changes the system or its processes"}, "systemctl", "loginctl")
+	register(&program{handler: hKill, text: true, unbounded: "signals processes"}, "kill")
+	register(&program{handler: hPkill, text: true, unbounded: "signals processes"}, "pkill", "killall")
+	register(&program{handler: hCrontab, unbounded: "schedules commands"}, "crontab")
+	register(&program{handler: hHistory, text: true, unbounded: "reads or changes the shell history"}, "history")
+	register(&program{handler: hAt, unbounded: "schedules commands"}, "at", "batch")
 }
 
 // hAt: at and batch read commands from standard input (or -f file) and run

@@ -5,33 +5,38 @@ package shell
 import "strings"
 
 func init() {
-	register(hXargs, "xargs")
-	register(hEnv, "env")
-	register(hNice, "nice")
-	register(hTimeout, "timeout")
-	register(hTime, "time")
-	register(hWatch, "watch")
-	register(hStdbuf, "stdbuf")
-	register(hSetsid, "setsid")
-	register(hChroot, "chroot")
-	register(hIonice, "ionice")
-	register(hStrace, "strace", "ltrace")
-	register(hParallel, "parallel")
-	register(hScript, "script")
-	register(hFlock, "flock")
-	register(hTaskset, "taskset")
-	register(hWrapPlain, "nohup", "unbuffer", "catchsegv", "tsocks", "with-contenv", "winpty")
-	register(hWrapOpts, "caffeinate", "firejail", "run0", "pkexec", "unshare", "fakeroot", "fakechroot",
+	register(wrapper(hXargs), "xargs")
+	register(wrapper(hEnv), "env")
+	register(&program{handler: hNice, text: true, unbounded: "runs another command"}, "nice")
+	register(wrapper(hTimeout), "timeout")
+	register(wrapper(hTime), "time")
+	register(wrapper(hWatch), "watch")
+	register(wrapper(hStdbuf), "stdbuf")
+	register(wrapper(hSetsid), "setsid")
+	register(wrapper(hChroot), "chroot")
+	register(wrapper(hIonice), "ionice")
+	register(wrapper(hStrace), "strace", "ltrace")
+	register(wrapper(hParallel), "parallel")
+	register(wrapper(hScript), "script")
+	register(wrapper(hFlock), "flock")
+	register(wrapper(hTaskset), "taskset")
+	register(wrapper(hWrapPlain), "nohup", "unbuffer", "catchsegv", "tsocks", "with-contenv", "winpty")
+	register(wrapper(hWrapOpts), "caffeinate", "firejail", "run0", "pkexec", "unshare", "fakeroot", "fakechroot",
 		"torsocks", "proxychains", "proxychains4", "valgrind", "prlimit", "tini", "dumb-init", "entr",
 		"ssh-agent", "dbus-run-session", "rlwrap")
-	register(hWrapOpaque, "bwrap", "systemd-run", "runuser", "sg", "newgrp", "nsenter", "proot", "cpulimit",
+	register(wrapper(hWrapOpaque), "bwrap", "systemd-run", "runuser", "sg", "newgrp", "nsenter", "proot", "cpulimit",
 		"numactl", "chrt", "gdb", "perf", "faketime", "sshpass", "xvfb-run", "mpirun", "srun", "nix-shell",
 		"direnv", "aws-vault", "op", "dotenv", "cross-env", "env-cmd")
-	register(hOpen, "open", "xdg-open", "gio", "start", "explorer", "wslview", "sensible-browser", "x-www-browser")
+	register(&program{handler: hOpen, unbounded: "opens its argument with another program"}, "open", "xdg-open", "gio", "start", "explorer", "wslview", "sensible-browser", "x-www-browser")
 }
 
-// --- wrappers: programs that run their arguments as a command ---
+// wrapper describes a program that runs another command: what that command
+// touches is its own business, but the wrapper's reach is not bounded.
+func wrapper(h func(z *analyzer, c *cmd)) *program {
+	return &program{handler: h, unbounded: "runs another command"}
+}
 
+// wrapperUnsafe: a rule for a wrapper does not cover what it runs.
 func wrapperUnsafe(z *analyzer, c *cmd) {
 	z.unsafe("%s runs another command, which a rule for %s does not cover: %s", c.base, c.base, c.text)
 }
