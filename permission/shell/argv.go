@@ -22,6 +22,9 @@ type optSpec struct {
 	// stopAfter: short options after whose argument option parsing ends
 	// (python -c CMD args…, python -m MOD args…).
 	stopAfter string
+	// words: options are whole words, with one dash or two (Go's flag
+	// package: gofmt -w, go test -run=x): long holds them all.
+	words bool
 }
 
 // opt is one option found in argv.
@@ -92,6 +95,16 @@ func getopt(argv []wordInfo, from int, spec optSpec) parsed {
 			p.dashdash = i
 			p.operands = appendRange(p.operands, i+1, len(argv))
 			return p
+		case spec.words && len(a) > 1 && a[0] == '-':
+			name, val, hasVal := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+			o := opt{name: name, long: true, idx: i, valIdx: -1, val: val, hasVal: hasVal}
+			if hasVal {
+				o.valIdx = i
+			} else if spec.long[name] == 'r' && i+1 < len(argv) {
+				i++
+				o.val, o.hasVal, o.valIdx = argv[i].val, true, i
+			}
+			p.opts = append(p.opts, o)
 		case strings.HasPrefix(a, "--") && spec.long != nil:
 			name, val, hasVal := strings.Cut(a[2:], "=")
 			full, kind := resolveLong(spec.long, name)

@@ -28,6 +28,17 @@ func awkCheck(z *analyzer, c *cmd, r *tableRun) {
 			progs = append(progs, optValue(c, o))
 		}
 	}
+	// --pretty-print, --profile and --dump-variables without a file write
+	// awkprof.out, awkprof.out and awkvars.out.
+	for _, o := range r.get("o", "pretty-print", "p", "profile", "d", "dump-variables") {
+		if !o.hasVal {
+			name := "awkprof.out"
+			if o.name == "d" || o.name == "dump-variables" {
+				name = "awkvars.out"
+			}
+			z.writeFile(c, wordInfo{text: name, lit: name, val: name, full: true}, false, "awk -"+o.name)
+		}
+	}
 	for _, o := range r.get("i", "include") {
 		if v := optValue(c, o); v.full && (v.val == "inplace" || v.val == "inplace.awk") {
 			r.acts |= inPlace

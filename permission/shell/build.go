@@ -12,6 +12,7 @@ func init() {
 	register(&program{handler: hCargo, unbounded: "builds or runs code"}, "cargo")
 	register(&program{handler: hPip, unbounded: "builds or runs code"}, "pip")
 	register(&program{handler: hBuildTool, unbounded: "builds or runs code"}, buildTools...)
+	register(&program{handler: hSqlite, unbounded: "runs SQL, which can attach and write other databases"}, "sqlite3")
 }
 
 // buildTools are build and test runners: what they run is defined by the
@@ -49,12 +50,15 @@ func hGo(z *analyzer, c *cmd) {
 			z.unsafe("go -%s runs a program the command names: %s", name, c.text)
 		}
 	}
-	sub := ""
-	for _, w := range c.argv[1:] {
+	sub, subIdx := "", 0
+	for i, w := range c.argv[1:] {
 		if !strings.HasPrefix(w.val, "-") {
-			sub = w.val
+			sub, subIdx = w.val, i+1
 			break
 		}
+	}
+	if subIdx > 0 {
+		c.argv[subIdx].nonPath = true // a subcommand, not a path
 	}
 	switch sub {
 	case "env":
@@ -64,10 +68,62 @@ func hGo(z *analyzer, c *cmd) {
 			}
 		}
 	case "run", "test", "generate", "tool", "build", "vet", "install":
+		z.goWrites(c, sub, subIdx)
 		if sub == "build" || sub == "vet" || sub == "install" {
 			return // compiles, but runs no workspace code (cgo aside)
 		}
 		z.projectCode("go %s runs code from the workspace", sub)
+	}
+}
+
+// goValueFlags are the build and test flags of the go command that take a
+// value (-flag value or -flag=value); goWriteFlags name a file they write,
+// goDirFlags a directory.
+var (
+	goValueFlags = set("o", "p", "C", "asmflags", "buildmode", "buildvcs", "compiler", "gccgoflags", "gcflags",
+		"installsuffix", "ldflags", "mod", "modfile", "overlay", "pgo", "pkgdir", "tags", "toolexec", "exec", "coverpkg",
+		"covermode", "coverprofile", "cpuprofile", "memprofile", "memprofilerate", "blockprofile", "blockprofilerate",
+		"mutexprofile", "mutexprofilefraction", "trace", "outputdir", "run", "skip", "bench", "benchtime", "count",
+		"cpu", "list", "parallel", "shuffle", "timeout", "vet", "fuzz", "fuzztime", "fuzzminimizetime", "vettool", "debug-actiongraph")
+	goWriteFlags = set("o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace")
+	goDirFlags   = set("outputdir", "pkgdir")
+)
+
+// goWrites records the files go build, test and run write: -o, the
+// profiles of go test, and the test binary of go test -c.
+func (z *analyzer) goWrites(c *cmd, sub string, subIdx int) {
+	testBinary, named := false, false
+	for i := subIdx + 1; i < len(c.argv); i++ {
+		w := c.argv[i]
+		if w.val == "--" || w.val == "-args" || w.val == "--args" {
+			break // the rest is for the test binary
+		}
+		if !strings.HasPrefix(w.val, "-") || !w.full && w.unknownLead {
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(w.val, "-"), "-"), "=")
+		if name == "c" && sub == "test" {
+			testBinary = true
+		}
+		if !goValueFlags[name] {
+			continue
+		}
+		v := valuePart(w, val)
+		if !hasVal && i+1 < len(c.argv) {
+			i++
+			v = c.argv[i]
+		}
+		c.argv[i].nonPath = !goWriteFlags[name] && !goDirFlags[name] && name != "modfile" && name != "C"
+		if goWriteFlags[name] || goDirFlags[name] {
+			c.argv[i].nonPath = true
+			named = named || name == "o"
+			if !(sub == "run" && name == "o") {
+				z.writeFile(c, v, false, "go "+sub+" -"+name)
+			}
+		}
+	}
+	if testBinary && !named {
+		z.target(wordInfo{text: "*.test", val: "pkg.test", dyn: true}, c.st, false, "go test -c", "writes")
 	}
 }
 
@@ -180,6 +236,75 @@ func hPip(z *analyzer, c *cmd) {
 		for _, w := range c.argv[2:] {
 			if w.val == "set" || w.val == "edit" || w.val == "unset" {
 				z.unsafe("pip config %s changes the configuration of every later pip command: %s", w.val, c.text)
+			}
+		}
+	}
+}
+
+// hSqlite: sqlite3 DB [SQL…] opens (and may write) DB; its dot commands
+// .shell and .system run programs, .load loads an extension, .output and
+// .once write files. With no SQL it reads its commands from standard
+// input, like an interpreter.
+func hSqlite(z *analyzer, c *cmd) {
+	var ops []int
+	readOnly := false
+	for i := 1; i < len(c.argv); i++ {
+		w := c.argv[i]
+		switch {
+		case w.val == "-readonly" || w.val == "--readonly":
+			readOnly = true
+		case w.val == "-cmd" || w.val == "--cmd" || w.val == "-init" || w.val == "--init" || w.val == "-separator" || w.val == "-nullvalue":
+			if i+1 < len(c.argv) {
+				i++
+				c.argv[i].nonPath = true
+				if w.val == "-cmd" || w.val == "--cmd" || w.val == "-init" || w.val == "--init" {
+					z.sqliteCommands(c, c.argv[i])
+				}
+			}
+		case strings.HasPrefix(w.val, "-") && w.full:
+		default:
+			ops = append(ops, i)
+		}
+	}
+	if len(ops) == 0 {
+		z.stdinProgram(c)
+		return
+	}
+	db := c.argv[ops[0]]
+	c.argv[ops[0]].nonPath = true
+	if readOnly {
+		z.checkReadPath(c, db, "sqlite3")
+		z.readWord(c, db, Read{Contents: true})
+	} else if db.val != ":memory:" {
+		z.writeFile(c, db, false, "sqlite3")
+	}
+	if len(ops) == 1 {
+		z.stdinProgram(c)
+		return
+	}
+	for _, i := range ops[1:] {
+		c.argv[i].nonPath = true
+		z.sqliteCommands(c, c.argv[i])
+	}
+}
+
+// sqliteCommands judges SQL and dot commands given on the command line.
+func (z *analyzer) sqliteCommands(c *cmd, w wordInfo) {
+	if !w.full {
+		z.unsafe("sqlite3 commands only known at run time: %s", c.text)
+		return
+	}
+	for _, line := range strings.Split(w.val, "\n") {
+		f := strings.Fields(strings.TrimSpace(line))
+		if len(f) == 0 || !strings.HasPrefix(f[0], ".") {
+			continue
+		}
+		switch f[0] {
+		case ".shell", ".system", ".load", ".open", ".read", ".import", ".excel", ".www":
+			z.unsafe("sqlite3 %s runs a program, loads code or reaches other files: %s", f[0], c.text)
+		case ".output", ".once", ".save", ".backup", ".log", ".dump":
+			if len(f) > 1 {
+				z.writeFile(c, wordInfo{text: f[len(f)-1], lit: f[len(f)-1], val: f[len(f)-1], full: true}, false, "sqlite3 "+f[0])
 			}
 		}
 	}

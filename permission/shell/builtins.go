@@ -116,7 +116,7 @@ func hCommand(z *analyzer, c *cmd) {
 	}
 	z.unsafe("command runs the program named by its argument: %s", c.text)
 	if len(c.argv) > 1 {
-		z.unbounded("command with arguments runs a program")
+		z.cannotBound(c, "command with arguments runs a program")
 	}
 	if len(p.operands) > 0 {
 		c.out = z.inner(c, p.operands[0], len(c.argv), nil)

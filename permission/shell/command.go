@@ -121,7 +121,7 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 		// a glob): no rule can say what it is. It may also be cd,
 		// eval or source, so nothing is known afterwards.
 		z.unsafe("the command name is not a fixed word (%s): what runs is only known at run time", name.text)
-		z.unbounded("the command name is only known at run time: %s", name.text)
+		z.cannotBound(c, "the command name is only known at run time: %s", name.text)
 		st := c.st.lostCwd()
 		st.varsUnknown = true
 		if !name.full || name.glob {
@@ -159,7 +159,7 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 		st = st.lostCwd()
 		st.varsUnknown = true
 		c.out = same(st)
-		z.unbounded("%s is a function of the script", c.prog)
+		z.cannotBound(c, "%s is a function of the script", c.prog)
 		return c.out
 	}
 	c.base = canonical(c.base)
@@ -185,6 +185,9 @@ func (z *analyzer) judge(c *cmd, p *program) {
 	case p.handler != nil:
 		p.handler(z, c)
 	default:
+		if p.prepare != nil {
+			p.prepare(c)
+		}
 		r := z.applyTable(c, p, 1)
 		if p.check != nil {
 			p.check(z, c, &r)

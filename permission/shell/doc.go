@@ -26,9 +26,27 @@
 //     env, xargs and find -exec (so that a deny rule for rm also catches
 //     `sudo rm`). declare/export/local/readonly and let are commands too;
 //     [[ ]] and (( )) are not.
-//   - Writes: the files that redirections (>, >>, &>, &>>, >|, <>, >&file),
-//     tee and sed -i write; not descriptor duplications or /dev/null,
-//     /dev/stdout, /dev/stderr, /dev/tty.
+//   - Writes: the files the line certainly writes, creates, deletes or
+//     changes: redirections (>, >>, &>, &>>, >|, <>, >&file; not descriptor
+//     duplications or /dev/null, /dev/stdout, /dev/stderr, /dev/tty) and
+//     the targets of every known writer — dd of=; cp, mv, ln and install
+//     targets (and mv's sources); rm, rmdir, unlink, shred, truncate, touch,
+//     mkdir, mkfifo, chmod, chown operands; tee; sed -i, perl -i, ruby -i,
+//     awk -i inplace (with their backups); curl -o/-O/--output-dir/-D/-c,
+//     wget -O/-P or the name it downloads to; tar -cf (and -x's directory),
+//     zip, unzip -d, gzip and its kind; sort -o, uniq IN OUT, xxd IN OUT,
+//     shuf -o, iconv -o, split and csplit (their prefix); go build -o, go
+//     test -o/-c and its profiles, gcc/cc/ld/as -o (or a.out, x.o),
+//     objcopy, strip, ar; git archive -o, format-patch (-o), bundle create,
+//     checkout-index --prefix, --output; ssh-keygen's key files, openssl
+//     -out, gpg -o; gofmt -w and other formatters; find -fprint; strace -o,
+//     time -o, script. A program writes nothing only if its description
+//     says it only reads with the options given. What only the program
+//     knows (a glob's matches, a prefix's pieces, what tar -x or find
+//     -delete touches) is a Dynamic write. An unknown program's operands
+//     and option paths are possible writes (Effects.MayWrite), as are those
+//     of any command whose effects cannot be bounded (patch, git apply,
+//     make, a script).
 //   - Unsafe: reasons the command cannot be judged by per-command rules. The
 //     chain asks, except in bypassPermissions mode.
 //   - Dangerous: reasons from a fixed list of destructive or persistent

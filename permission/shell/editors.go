@@ -22,10 +22,30 @@ func hMan(z *analyzer, c *cmd) {
 }
 
 func hLess(z *analyzer, c *cmd) {
-	for _, w := range c.argv[1:] {
+	for i := 1; i < len(c.argv); i++ {
+		w := c.argv[i]
 		if strings.HasPrefix(w.val, "+") && strings.Contains(w.val, "!") {
 			z.unsafe("%s %s runs a shell command: %s", c.base, w.val, c.text)
 		}
+		// -o FILE and -O FILE copy what less shows into FILE.
+		name, val, hasVal := strings.Cut(w.val, "=")
+		log := name == "-o" || name == "-O" || longFlag(name, "log-file") || longFlag(name, "LOG-FILE")
+		if !log && (strings.HasPrefix(w.val, "-o") || strings.HasPrefix(w.val, "-O")) && len(w.val) > 2 {
+			c.argv[i].nonPath = true
+			z.writeFile(c, valuePart(w, w.val[2:]), false, c.base+" -o")
+			continue
+		}
+		if !log {
+			continue
+		}
+		c.argv[i].nonPath = true
+		v := valuePart(w, val)
+		if !hasVal && i+1 < len(c.argv) {
+			i++
+			c.argv[i].nonPath = true
+			v = c.argv[i]
+		}
+		z.writeFile(c, v, false, c.base+" "+name)
 	}
 }
 

@@ -159,19 +159,40 @@ func (z *analyzer) tableBounds(c *cmd, p *program, r tableRun) {
 	}
 }
 
-// changeFile records a file a command deletes or changes and judges it, as
-// writeFile does.
+// changeFile records a file a command deletes or changes (verb) and
+// judges it, as writeFile does.
 func (z *analyzer) changeFile(c *cmd, w wordInfo, what, verb string) {
-	z.writeWord(c, w)
-	z.checkChange(w, c.st, what, verb)
+	z.target(w, c.st, false, what, verb)
 }
 
-// writeFile records a file a command writes and judges it: protected
-// places are Dangerous, places outside the workspace Unsafe.
+// writeFile records a file a command writes (Analysis.Writes and the
+// effects) and judges it: protected places are Dangerous, places outside
+// the workspace Unsafe.
 func (z *analyzer) writeFile(c *cmd, w wordInfo, appendMode bool, what string) {
-	_ = appendMode
-	z.writeWord(c, w)
-	z.checkWrite(w, c.st, what)
+	z.target(w, c.st, appendMode, what, "writes")
+}
+
+// prefixWrite records the files a command writes under a name prefix
+// (split's PREFIXaa, …): one write only known at run time, in the
+// prefix's directory, which is judged as a write.
+func (z *analyzer) prefixWrite(c *cmd, prefix wordInfo, what string) {
+	z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: prefix.text + "*", Dynamic: true})
+	z.checkWrite(prefix, c.st, what)
+	if !prefix.full {
+		z.cannotBound(c, "%s writes files named after a prefix only known at run time", what)
+		return
+	}
+	dir := path.Dir(prefix.val)
+	if strings.HasSuffix(prefix.val, "/") {
+		dir = prefix.val
+	}
+	if dirs := z.absPaths(dir, c.st); len(dirs) > 0 {
+		for _, d := range dirs {
+			z.addWrite(d)
+		}
+		return
+	}
+	z.cannotBound(c, "%s writes relative to a directory the analyser could not follow", what)
 }
 
 // namedPaths records what a command the analyser cannot bound names: each
@@ -184,7 +205,7 @@ func (z *analyzer) namedPaths(c *cmd) {
 			return
 		}
 		for _, v := range vals {
-			if v == "-" || harmlessReads[v] || strings.Contains(v, "://") {
+			if v == "-" || harmlessReads[v] || strings.Contains(v, "://") || isNumber(v) {
 				continue
 			}
 			for _, a := range z.absPaths(v, c.st) {
@@ -262,26 +283,6 @@ func (z *analyzer) readWord(c *cmd, w wordInfo, r Read) {
 	}
 }
 
-// writeWord records a write of one word's path.
-func (z *analyzer) writeWord(c *cmd, w wordInfo) {
-	vals, ok := z.wordPaths(c, w)
-	if !ok {
-		return
-	}
-	for _, v := range vals {
-		if harmlessTargets[v] {
-			continue
-		}
-		if w.glob {
-			z.unbounded("%s writes files matched by a pattern: %s", c.argv[0].val, w.text)
-			return
-		}
-		for _, a := range z.absPaths(v, c.st) {
-			z.addWrite(a)
-		}
-	}
-}
-
 // wordPaths returns the values a path word may have; ok is false (and the
 // line unbounded) when they are only known at run time or relative to a
 // directory the analyser lost.
@@ -333,11 +334,35 @@ func hasAny(c *cmd, words ...string) bool {
 	return false
 }
 
-// optValue returns the word holding an option's value.
+// optValue returns the word holding an option's value: a word of its own,
+// or the part of the option's word after the option (--output=X, -oX).
 func optValue(c *cmd, o opt) wordInfo {
+	if o.valIdx < 0 || o.valIdx >= len(c.argv) {
+		return wordInfo{full: true} // the option came last, without its value
+	}
 	w := c.argv[o.valIdx]
+	w.nonPath = false // whatever judged it, the value is what it is
 	if o.valIdx == o.idx {
-		w.val, w.lit, w.text = o.val, o.val, o.val
+		return valuePart(w, o.val)
 	}
 	return w
+}
+
+// valuePart is the word for the value at the end of w (--output=X, of=X,
+// -oX): val is its known value. When w holds an expansion, the value's
+// source text is what follows the = (or the whole word), and it may start
+// with the unknown part.
+func valuePart(w wordInfo, val string) wordInfo {
+	v := w
+	v.val, v.lit, v.alts, v.split, v.fields = val, val, nil, false, nil
+	if w.full {
+		v.text = val
+		return v
+	}
+	v.text = w.text
+	if _, after, ok := strings.Cut(w.text, "="); ok {
+		v.text = after
+	}
+	v.unknownLead = strings.HasPrefix(v.text, "$") || strings.HasPrefix(v.text, "`") || strings.HasPrefix(v.text, `"$`)
+	return v
 }

@@ -19,7 +19,7 @@ func init() {
 // expression word; . when none); a few tests read another file's metadata.
 func (z *analyzer) findEffects(c *cmd) {
 	if hasAny(c, "-L", "-H", "-follow") {
-		z.unbounded("find follows symbolic links, which may lead out of the tree")
+		z.cannotBound(c, "find follows symbolic links, which may lead out of the tree")
 		return
 	}
 	i := 1
@@ -125,7 +125,8 @@ func hFind(z *analyzer, c *cmd) {
 		case "-fprint", "-fprint0", "-fls", "-fprintf":
 			z.unsafe("find %s writes a file: %s", a, c.text)
 			if i+1 < len(c.argv) {
-				z.checkWrite(c.argv[i+1], c.st, "find "+a)
+				c.argv[i+1].nonPath = true
+				z.writeFile(c, c.argv[i+1], false, "find "+a)
 				i++
 				if a == "-fprintf" && i+1 < len(c.argv) {
 					i++
@@ -148,6 +149,13 @@ func hFind(z *analyzer, c *cmd) {
 	}
 	if !deletes {
 		return
+	}
+	for _, s := range starts {
+		// What it deletes below its start points is only known when it
+		// runs.
+		t := s
+		t.text, t.dyn, t.full = strings.TrimSuffix(s.text, "/")+"/…", true, false
+		z.target(t, c.st, false, "find -delete", "deletes")
 	}
 	for _, s := range starts {
 		for _, v := range s.values() {

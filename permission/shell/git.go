@@ -33,7 +33,7 @@ func (z *analyzer) gitEffects(c *cmd) {
 	for ; i < len(c.argv); i++ {
 		a := c.argv[i].val
 		if !c.argv[i].full {
-			z.unbounded("git with words only known at run time")
+			z.cannotBound(c, "git with words only known at run time")
 			return
 		}
 		if !strings.HasPrefix(a, "-") {
@@ -49,17 +49,17 @@ func (z *analyzer) gitEffects(c *cmd) {
 			i++
 			w := c.argv[i]
 			if !w.full {
-				z.unbounded("git -C with a directory only known at run time")
+				z.cannotBound(c, "git -C with a directory only known at run time")
 				return
 			}
 			if dirs := z.absPaths(w.val, cwd); len(dirs) == 1 {
 				cwd = cwd.atCwd(dirs[0])
 			} else {
-				z.unbounded("git -C from a directory the analyser could not follow")
+				z.cannotBound(c, "git -C from a directory the analyser could not follow")
 				return
 			}
 		default:
-			z.unbounded("git option %s", a)
+			z.cannotBound(c, "git option %s", a)
 			return
 		}
 	}
@@ -82,7 +82,7 @@ func (z *analyzer) gitEffects(c *cmd) {
 		ok = first == "list"
 	}
 	if !ok {
-		z.unbounded("git %s may change the repository or reach a remote", sub)
+		z.cannotBound(c, "git %s may change the repository or reach a remote", sub)
 		return
 	}
 	contents := false
@@ -100,7 +100,7 @@ func (z *analyzer) gitEffects(c *cmd) {
 		}
 	}
 	if len(cwd.cwds()) == 0 {
-		z.unbounded("git runs in a directory the analyser could not follow")
+		z.cannotBound(c, "git runs in a directory the analyser could not follow")
 	}
 	// Paths named on the line (git diff -- f, git show HEAD:f): checked
 	// like any read, so that a secret named there is asked about.
@@ -208,6 +208,7 @@ func hGit(z *analyzer, c *cmd) {
 		return
 	}
 	sub := subw.val
+	c.argv[i].nonPath = true // a subcommand, not a path
 	args := c.argv[i+1:]
 	if why, ok := gitRunsPrograms[sub]; ok {
 		z.unsafe("git %s %s: %s", sub, why, c.text)
@@ -218,6 +219,7 @@ func hGit(z *analyzer, c *cmd) {
 		return
 	}
 	z.gitFlags(c, sub, args)
+	z.gitWrites(c, sub, args)
 	switch sub {
 	case "branch":
 		gitBranch(z, c, args)
@@ -286,6 +288,10 @@ func hGit(z *analyzer, c *cmd) {
 	}
 }
 
+// gitOutputO are the subcommands whose -o names the file or directory they
+// write.
+var gitOutputO = set("format-patch", "diff", "log", "show", "whatchanged", "range-diff", "archive")
+
 // gitFlags checks the options that write files or run programs in any
 // subcommand.
 func (z *analyzer) gitFlags(c *cmd, sub string, args []wordInfo) {
@@ -300,18 +306,28 @@ func (z *analyzer) gitFlags(c *cmd, sub string, args []wordInfo) {
 		switch {
 		case longFlag(a, "output") || longFlag(a, "output-directory"):
 			z.unsafe("git %s %s writes to a file: %s", sub, a, c.text)
+			args[k].nonPath = true
 			t := w
 			if _, v, ok := strings.Cut(a, "="); ok {
-				t.val = v
-				t.unknownLead = false
+				t = valuePart(w, v)
 			} else if k+1 < len(args) {
-				t = args[k+1]
+				k++
+				args[k].nonPath = true
+				t = args[k]
 			}
-			z.checkWrite(t, c.st, "git "+sub+" --output")
-		case a == "-o" || strings.HasPrefix(a, "-o") && (sub == "format-patch" || sub == "diff" || sub == "log" || sub == "show"):
-			if sub == "format-patch" || sub == "diff" || sub == "log" || sub == "show" || sub == "whatchanged" || sub == "range-diff" {
+			z.writeFile(c, t, false, "git "+sub+" --output")
+		case (a == "-o" || strings.HasPrefix(a, "-o")) && gitOutputO[sub]:
+			if sub != "archive" {
 				z.unsafe("git %s -o writes files: %s", sub, c.text)
 			}
+			args[k].nonPath = true
+			t := valuePart(w, strings.TrimPrefix(a, "-o"))
+			if a == "-o" && k+1 < len(args) {
+				k++
+				args[k].nonPath = true
+				t = args[k]
+			}
+			z.writeFile(c, t, false, "git "+sub+" -o")
 		case longFlag(a, "ext-diff"):
 			z.unsafe("git %s --ext-diff runs the external diff program of the configuration: %s", sub, c.text)
 		case longFlag(a, "textconv", "text"):
@@ -428,4 +444,46 @@ func gitConfig(z *analyzer, c *cmd, args []wordInfo) {
 		return
 	}
 	z.unsafe("git config changes configuration, which can make every later git command run a program: %s", c.text)
+}
+
+// gitWrites records the files git subcommands write outside the
+// repository's own: format-patch's patches (in the working directory
+// without -o), bundle create's bundle, checkout-index --prefix's copies.
+func (z *analyzer) gitWrites(c *cmd, sub string, args []wordInfo) {
+	has := func(names ...string) bool {
+		return slices.ContainsFunc(args, func(w wordInfo) bool {
+			return slices.ContainsFunc(names, func(n string) bool { return w.val == n || strings.HasPrefix(w.val, n+"=") })
+		})
+	}
+	switch sub {
+	case "format-patch":
+		if !has("-o", "--output-directory", "--stdout") && !slices.ContainsFunc(args, func(w wordInfo) bool { return strings.HasPrefix(w.val, "-o") }) {
+			z.target(wordInfo{text: "[0-9][0-9][0-9][0-9]-*.patch", val: "0001-x.patch", dyn: true}, c.st, false, "git format-patch", "writes")
+		}
+	case "bundle":
+		if len(args) > 1 && args[0].val == "create" {
+			for k := 1; k < len(args); k++ {
+				if strings.HasPrefix(args[k].val, "-") {
+					continue
+				}
+				args[k].nonPath = true
+				z.writeFile(c, args[k], false, "git bundle create")
+				break
+			}
+		}
+	case "checkout-index":
+		for k, w := range args {
+			p, ok := strings.CutPrefix(w.val, "--prefix=")
+			if !ok {
+				continue
+			}
+			args[k].nonPath = true
+			v := valuePart(w, p)
+			if strings.HasSuffix(p, "/") {
+				z.writeFile(c, v, false, "git checkout-index --prefix")
+			} else {
+				z.prefixWrite(c, v, "git checkout-index --prefix")
+			}
+		}
+	}
 }

@@ -103,6 +103,26 @@ func hInterp(z *analyzer, c *cmd) {
 			inline = true
 		}
 	}
+	if edits := p.get(spec.inplace...); len(edits) > 0 {
+		// perl -i and ruby -i rewrite the files after the script (and
+		// keep backups with -i.bak).
+		files := p.operands
+		if !inline && len(files) > 0 {
+			files = files[1:]
+		}
+		suffix := edits[len(edits)-1].val
+		for _, i := range files {
+			w := c.argv[i]
+			c.argv[i].nonPath = true
+			z.writeFile(c, w, false, c.base+" -i")
+			if suffix != "" && !strings.ContainsAny(suffix, "*/") && w.full {
+				b := w
+				b.val += suffix
+				b.lit, b.text = b.val, b.text+suffix
+				z.writeFile(c, b, false, c.base+" -i")
+			}
+		}
+	}
 	if inline {
 		return
 	}

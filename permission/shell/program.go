@@ -21,8 +21,9 @@ type program struct {
 	// command's effects unbounded: they may be ones that write or run.
 	opts []option
 	// posix: options end at the first operand. numeric: -NUM is an
-	// option (head -20).
-	posix, numeric bool
+	// option (head -20). wordOptions: options are whole words with one
+	// dash or two, as Go's flag package reads them (gofmt -l, -cpuprofile).
+	posix, numeric, wordOptions bool
 	// args are the acts of the first operands, in order; rest is the act
 	// of the others (asRead for cat, asWrite for rm).
 	args []act
@@ -32,6 +33,9 @@ type program struct {
 	// directory (ls; grep only with recurse). skipsHidden: its walks
 	// leave out hidden files unless an option has hidden.
 	trees, cwd, skipsHidden bool
+	// prepare rewrites a command's words before the table reads them
+	// (tar's old-style keys: tar xzf a.tgz is tar -xzf a.tgz).
+	prepare func(c *cmd)
 	// check judges what the table cannot say (which operand is a pattern,
 	// what a delete destroys). It runs after the options were read and
 	// before the operands are judged.

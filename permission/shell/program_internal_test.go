@@ -34,6 +34,7 @@ func TestOptionTables(t *testing.T) {
 				switch {
 				case strings.HasPrefix(n, "--") && len(n) > 2:
 				case len(n) == 2 && n[0] == '-' && n[1] != '-':
+				case p.wordOptions && len(n) > 2 && n[0] == '-':
 				default:
 					t.Errorf("%s: %q is not an option name", name, n)
 				}
@@ -45,7 +46,7 @@ func TestOptionTables(t *testing.T) {
 			if row.act&(asRun|runs|widens) != 0 && row.why == "" {
 				t.Errorf("%s: %v says nothing about what it does", name, row.names)
 			}
-			if row.arg == 'n' && row.act&valueActsMask != 0 {
+			if !row.takesValue() && row.act&valueActsMask != 0 {
 				t.Errorf("%s: %v has a value act but takes no value", name, row.names)
 			}
 		}

@@ -70,6 +70,37 @@ func init() {
 	register(reader(flags("-l --list -c -s --silent --verbose --usage -V --version"),
 		texts("-f= --from-code= -t= --to-code="), o("-o= --output=", asWrite)), "iconv")
 	register(reader(), "tsort")
+	register(&program{check: splitCheck, rest: asRead, opts: []option{
+		flags("-d -x -e --elide-empty-files -u --unbuffered --verbose"),
+		texts("-a= --suffix-length= --additional-suffix= -b= --bytes= -C= --line-bytes= --numeric-suffixes=? " +
+			"--hex-suffixes=? -l= --lines= -n= --number= -t= --separator="),
+		o("--filter=", asRun, "runs a shell command for every piece"),
+	}}, "split")
+	register(&program{check: splitCheck, args: []act{asRead}, rest: asText, opts: []option{
+		flags("-k --keep-files --suppress-matched -s --quiet --silent -z --elide-empty-files"),
+		texts("-b= --suffix-format= -f= --prefix= -n= --digits="),
+	}}, "csplit")
+}
+
+// splitCheck: split writes PREFIXaa, PREFIXab, … (x by default, its
+// second operand), csplit xx00, xx01, … (-f): files whose names are only
+// known at run time, in the prefix's directory.
+func splitCheck(z *analyzer, c *cmd, r *tableRun) {
+	prefix := wordInfo{text: "x", lit: "x", val: "x", full: true}
+	if c.base == "csplit" {
+		prefix = wordInfo{text: "xx", lit: "xx", val: "xx", full: true}
+		for _, o := range r.get("f", "prefix") {
+			prefix = optValue(c, o)
+		}
+	} else if len(r.operands) > 1 {
+		prefix = c.argv[r.operands[1]]
+		c.argv[r.operands[1]].nonPath = true
+		r.operands = r.operands[:1]
+	}
+	if r.parsed.has("filter") {
+		return // the pieces go to the filter
+	}
+	z.prefixWrite(c, prefix, c.base)
 }
 
 // reader is a program that reads the contents of its operands (or its

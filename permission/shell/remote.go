@@ -32,10 +32,16 @@ func hSSH(z *analyzer, c *cmd) {
 		if o.valIdx >= 0 && o.name != "F" && o.name != "i" && o.name != "E" && o.name != "S" {
 			c.argv[o.valIdx].nonPath = true
 		}
+		if o.name == "E" && o.valIdx >= 0 {
+			c.argv[o.valIdx].nonPath = true
+			z.writeFile(c, optValue(c, o), true, "ssh -E")
+		}
 	}
 	for _, i := range p.operands {
 		c.argv[i].nonPath = true // host and remote command
 	}
+	// Whatever is piped or redirected into ssh goes to the other host.
+	z.sink.meta[c.idx].sendsStdin = true
 }
 
 func isRemote(v string) bool {
@@ -59,7 +65,14 @@ func hScp(z *analyzer, c *cmd) {
 	if n := len(p.operands); n >= 2 {
 		dst := c.argv[p.operands[n-1]]
 		if !isRemote(dst.val) {
-			z.checkWrite(dst, c.st, c.base)
+			c.argv[p.operands[n-1]].nonPath = true
+			z.writeFile(c, dst, false, c.base)
+		} else {
+			for _, i := range p.operands[:n-1] {
+				if w := c.argv[i]; !isRemote(w.val) {
+					z.sink.meta[c.idx].sent = append(z.sink.meta[c.idx].sent, w)
+				}
+			}
 		}
 	}
 }
@@ -81,6 +94,11 @@ func hRsync(z *analyzer, c *cmd) {
 			if o.valIdx >= 0 {
 				c.argv[o.valIdx].nonPath = true
 			}
+		case "log-file", "write-batch", "only-write-batch":
+			if o.valIdx >= 0 {
+				c.argv[o.valIdx].nonPath = true
+				z.writeFile(c, optValue(c, o), false, "rsync --"+o.name)
+			}
 		}
 	}
 	for _, i := range p.operands {
@@ -94,10 +112,16 @@ func hRsync(z *analyzer, c *cmd) {
 	}
 	dst := c.argv[p.operands[n-1]]
 	if isRemote(dst.val) {
+		for _, i := range p.operands[:n-1] {
+			if w := c.argv[i]; !isRemote(w.val) {
+				z.sink.meta[c.idx].sent = append(z.sink.meta[c.idx].sent, w)
+			}
+		}
 		return
 	}
 	if !p.has("n", "dry-run") {
-		z.checkWrite(dst, c.st, "rsync")
+		c.argv[p.operands[n-1]].nonPath = true
+		z.writeFile(c, dst, false, "rsync")
 		for _, o := range p.opts {
 			if strings.HasPrefix(o.name, "del") {
 				z.destroys(dst, c.st, "rsync --delete empties")
@@ -108,6 +132,9 @@ func hRsync(z *analyzer, c *cmd) {
 	if p.has("remove-source-files") {
 		for _, i := range p.operands[:n-1] {
 			z.destroys(c.argv[i], c.st, "rsync --remove-source-files deletes")
+			if !isRemote(c.argv[i].val) {
+				z.changeFile(c, c.argv[i], "rsync --remove-source-files", "deletes")
+			}
 		}
 	}
 }

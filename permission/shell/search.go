@@ -104,7 +104,7 @@ func hFd(z *analyzer, c *cmd) {
 				}
 				z.inner(c, o.valIdx, end, nil)
 			}
-			z.unbounded("fd runs commands")
+			z.cannotBound(c, "fd runs commands")
 			return
 		}
 		if o.valIdx >= 0 && o.name != "base-directory" && o.name != "search-path" && o.name != "ignore-file" {
@@ -112,7 +112,7 @@ func hFd(z *analyzer, c *cmd) {
 		}
 	}
 	if p.has("L", "follow") {
-		z.unbounded("fd follows symbolic links, which may lead out of the tree")
+		z.cannotBound(c, "fd follows symbolic links, which may lead out of the tree")
 		return
 	}
 	if p.dynOpt {

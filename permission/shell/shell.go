@@ -24,7 +24,11 @@ type Options struct {
 type Analysis struct {
 	// Commands lists every simple command that would run, in source order.
 	Commands []Command
-	// Writes lists the files that redirections, tee and sed -i write.
+	// Writes lists the files the line certainly writes, creates, deletes
+	// or changes: redirection targets and the targets of every known
+	// writer (cp, rm, tee, sed -i, curl -o, sort -o, tar -cf, go build -o,
+	// …). What a command only might write (an unknown program's operands)
+	// is in Effects.MayWrite instead.
 	Writes []Write
 	// Unsafe gives the reasons the analyser cannot prove the command safe
 	// with per-command rules: the chain asks.
@@ -157,6 +161,10 @@ type cmdMeta struct {
 	download bool // fetches data from the network (curl, wget, …)
 	interp   bool // an interpreter reading its program from stdin
 	shell    bool // a shell reading its script from stdin
+	// sent are the files it sends over the network (curl -d @f, -T f);
+	// sendsStdin: it sends its standard input (curl -d @-, nc host).
+	sent       []wordInfo
+	sendsStdin bool
 }
 
 func newSink(a *Analysis) *sink {

@@ -60,14 +60,26 @@ const (
 // act of an option that turns the operands into lists: sha256sum -c.)
 const valueActsMask = asText | asRead | asNames | asWrite | asAppend | asRemove | asChange | asRun | asConfig
 
-// option is one row of a program's option table.
+// option is one row of a program's option table: options that mean the
+// same to the analyser.
 type option struct {
 	names []string // "-o", "--output": every spelling
-	// arg: 'n' no value, 'r' a required value (attached or the next word),
-	// 'o' an optional value (attached only: -i.bak, --color=auto).
-	arg byte
-	act act
-	why string // what it does, for the reasons it gives
+	// args has one entry per name: 'n' no value, 'r' a required value
+	// (attached or the next word), 'o' an optional value (attached only:
+	// -i.bak, --color=auto).
+	args []byte
+	act  act
+	why  string // what it does, for the reasons it gives
+}
+
+// takesValue reports whether some spelling of the option takes a value.
+func (o option) takesValue() bool {
+	for _, a := range o.args {
+		if a != 'n' {
+			return true
+		}
+	}
+	return false
 }
 
 // o is one option row. Names are separated by spaces; a name that ends in
@@ -75,15 +87,17 @@ type option struct {
 // optional attached value (--color=?). what is the act of the value, or of
 // the option for a flag; why explains asRun, runs and widens.
 func o(names string, what act, why ...string) option {
-	opt := option{arg: 'n', act: what}
+	opt := option{act: what}
 	for _, n := range strings.Fields(names) {
+		arg := byte('n')
 		switch {
 		case strings.HasSuffix(n, "=?"):
-			n, opt.arg = strings.TrimSuffix(n, "=?"), 'o'
+			n, arg = strings.TrimSuffix(n, "=?"), 'o'
 		case strings.HasSuffix(n, "="):
-			n, opt.arg = strings.TrimSuffix(n, "="), 'r'
+			n, arg = strings.TrimSuffix(n, "="), 'r'
 		}
 		opt.names = append(opt.names, n)
+		opt.args = append(opt.args, arg)
 	}
 	if len(why) > 0 {
 		opt.why = why[0]
@@ -95,11 +109,14 @@ func o(names string, what act, why ...string) option {
 // analyser cares about.
 func flags(names string) option { return o(names, 0) }
 
-// texts is a row of options whose value is plain text.
+// texts is a row of options whose value is plain text. A name without a
+// value marker takes a required value.
 func texts(names string) option {
 	opt := o(names, asText)
-	if opt.arg == 'n' {
-		opt.arg = 'r'
+	for i, a := range opt.args {
+		if a == 'n' {
+			opt.args[i] = 'r'
+		}
 	}
 	return opt
 }
@@ -107,18 +124,23 @@ func texts(names string) option {
 // spec builds the getopt description of a program's table, once.
 func (p *program) optSpec() optSpec {
 	p.specOnce.Do(func() {
-		s := optSpec{posix: p.posix, numeric: p.numeric}
+		s := optSpec{posix: p.posix, numeric: p.numeric, words: p.wordOptions}
 		p.byName = map[string]*option{"help": &infoOption, "version": &infoOption}
 		s.long = map[string]byte{"help": 'n', "version": 'n'}
 		for i := range p.opts {
 			opt := &p.opts[i]
-			for _, n := range opt.names {
+			for k, n := range opt.names {
+				arg := opt.args[k]
 				switch {
+				case p.wordOptions:
+					n = strings.TrimPrefix(strings.TrimPrefix(n, "-"), "-")
+					s.long[n] = arg
+					p.byName[n] = opt
 				case strings.HasPrefix(n, "--"):
-					s.long[n[2:]] = opt.arg
+					s.long[n[2:]] = arg
 					p.byName[n[2:]] = opt
 				case len(n) == 2 && n[0] == '-':
-					switch opt.arg {
+					switch arg {
 					case 'r':
 						s.withArg += n[1:]
 					case 'o':
@@ -150,10 +172,10 @@ func (p *program) option(o opt) *option {
 
 // infoOption is the row of --help and --version, which every GNU program
 // takes: it prints and exits.
-var infoOption = option{names: []string{"--help", "--version"}, arg: 'n'}
+var infoOption = option{names: []string{"--help", "--version"}, args: []byte{'n', 'n'}}
 
 // numericOption is the row of -NUM (head -20): a count, nothing more.
-var numericOption = option{arg: 'n'}
+var numericOption = option{}
 
 // tableRun is what applying a table to one command found: the parsed
 // words and the acts of the options present.
@@ -189,7 +211,7 @@ func (z *analyzer) applyTable(c *cmd, p *program, from int) tableRun {
 		if row.act&runs != 0 {
 			z.unsafe("%s %s %s: %s", c.base, optName(po), orDefault(row.why, "runs other programs"), c.text)
 		}
-		if po.valIdx < 0 || row.arg == 'n' {
+		if po.valIdx < 0 || !row.takesValue() {
 			continue
 		}
 		// The value (a word of its own, or attached to the option) is

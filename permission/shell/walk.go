@@ -875,16 +875,33 @@ func (z *analyzer) redirectWrite(r *syntax.Redirect, st state, appendMode bool, 
 
 // writeTarget records a Write for a file a command writes and checks it.
 func (z *analyzer) writeTarget(w wordInfo, st state, appendMode bool, what string) {
-	if w.full && harmlessTargets[w.val] {
+	z.target(w, st, appendMode, what, "writes")
+}
+
+// target records a file a command writes, deletes or changes (verb says
+// which): in Analysis.Writes as written (joined to the new directory after
+// a cd, its source text when only known at run time), in the effects as
+// absolute paths, and judged by checkChange. A loop variable over fixed
+// words writes each of them.
+func (z *analyzer) target(w wordInfo, st state, appendMode bool, what, verb string) {
+	if w.full && harmlessTargets[w.val] || w.full && w.val == "" && w.text == "" {
+		return // not a file, or no word at all (an option without its value)
+	}
+	if len(w.alts) > 0 && !w.glob {
+		for _, alt := range w.alts {
+			a := w
+			a.val, a.lit, a.text, a.full, a.dyn, a.alts, a.unknownLead = alt, alt, alt, true, false, nil, false
+			z.target(a, st, appendMode, what, verb)
+		}
 		return
 	}
 	if !w.full || w.glob || w.val == "" {
 		// The target is only known at run time (or, with a glob or
 		// brace, may be several files): the chain asks.
 		z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: w.text, Dynamic: true, Append: appendMode})
-		z.unbounded("%s writes a file only known at run time", what)
+		z.unbounded("%s %s a file only known at run time", what, verb)
 		z.unnamed(w.text)
-		z.checkWrite(w, st, what)
+		z.checkChange(w, st, what, verb)
 		return
 	}
 	if abs := z.absPaths(w.val, st); len(abs) > 0 {
@@ -892,7 +909,7 @@ func (z *analyzer) writeTarget(w wordInfo, st state, appendMode bool, what strin
 			z.addWrite(a)
 		}
 	} else {
-		z.unbounded("%s writes relative to a directory the analyser could not follow", what)
+		z.unbounded("%s %s relative to a directory the analyser could not follow", what, verb)
 		z.unnamed(w.val)
 	}
 	p := w.val
@@ -906,7 +923,7 @@ func (z *analyzer) writeTarget(w wordInfo, st state, appendMode bool, what strin
 		}
 	}
 	z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: p, Dynamic: dyn, Append: appendMode})
-	z.checkWrite(w, st, what)
+	z.checkChange(w, st, what, verb)
 }
 
 func (z *analyzer) redirectRead(r *syntax.Redirect, st state) {

@@ -168,7 +168,8 @@ func hTime(z *analyzer, c *cmd) {
 		long: map[string]byte{"format": 'r', "output": 'r', "append": 'n', "portability": 'n', "verbose": 'n', "quiet": 'n'}})
 	for _, o := range p.get("o", "output") {
 		if o.valIdx >= 0 {
-			z.checkWrite(c.argv[o.valIdx], c.st, "time -o")
+			c.argv[o.valIdx].nonPath = true
+			z.writeFile(c, optValue(c, o), p.has("a", "append"), "time -o")
 		}
 	}
 	for _, o := range p.get("f", "format") {
@@ -249,7 +250,8 @@ func hStrace(z *analyzer, c *cmd) {
 	wrapperUnsafe(z, c)
 	for _, o := range p.get("o") {
 		if o.valIdx >= 0 {
-			z.checkWrite(c.argv[o.valIdx], c.st, c.base+" -o")
+			c.argv[o.valIdx].nonPath = true
+			z.writeFile(c, optValue(c, o), false, c.base+" -o")
 		}
 	}
 	z.inner(c, p.operands[0], len(c.argv), nil)
@@ -264,6 +266,20 @@ func hScript(z *analyzer, c *cmd) {
 	p := getopt(c.argv, 1, optSpec{flags: "aefqkhV", withArg: "cEIOBTm", long: map[string]byte{"command": 'r', "append": 'n',
 		"return": 'n', "flush": 'n', "force": 'n', "quiet": 'n', "echo": 'r', "log-in": 'r', "log-out": 'r', "log-io": 'r',
 		"log-timing": 'r', "logging-format": 'r', "output-limit": 'r', "timing": 'o'}})
+	// The session is recorded in the file operand (typescript by default).
+	record := wordInfo{text: "typescript", lit: "typescript", val: "typescript", full: true}
+	if len(p.operands) > 0 {
+		record = c.argv[p.operands[0]]
+		c.argv[p.operands[0]].nonPath = true
+	}
+	z.writeFile(c, record, p.has("a", "append"), "script")
+	for _, o := range p.get("O", "log-out", "I", "log-in", "B", "log-io", "T", "log-timing") {
+		if o.valIdx < 0 {
+			continue
+		}
+		c.argv[o.valIdx].nonPath = true
+		z.writeFile(c, optValue(c, o), false, "script")
+	}
 	for _, o := range p.get("c", "command") {
 		if o.valIdx >= 0 {
 			z.scriptArg(c, c.argv[o.valIdx], "script -c")
