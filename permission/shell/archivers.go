@@ -50,7 +50,7 @@ func init() {
 	register(&program{handler: hUnzip}, "unzip")
 	register(&program{handler: hCompress}, "gzip", "gunzip", "pigz", "unpigz", "bzip2", "bunzip2", "pbzip2", "xz", "unxz",
 		"lzma", "unlzma", "lzip", "zstd", "unzstd", "lz4", "unlz4", "compress", "uncompress", "brotli")
-	register(reader(flags("-f --force -q --quiet -v --verbose -L --license -V --version")), "zcat", "bzcat", "xzcat",
+	register(decoding(reader(flags("-f --force -q --quiet -v --verbose -L --license -V --version"))), "zcat", "bzcat", "xzcat",
 		"zstdcat", "lz4cat", "lzcat", "zless", "zmore")
 }
 
@@ -343,6 +343,9 @@ func hCompress(z *analyzer, c *cmd) {
 		default:
 			operands = append(operands, i)
 		}
+	}
+	if decompress && (stdout || len(operands) == 0) {
+		z.sink.meta[c.idx].decode = true // gunzip -c, or from its input
 	}
 	if prog == "lz4" && len(operands) == 2 && !stdout {
 		// lz4 IN OUT.

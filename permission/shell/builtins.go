@@ -36,11 +36,17 @@ func hEval(z *analyzer, c *cmd) {
 	parts := make([]string, 0, len(c.argv)-1)
 	fixed := true
 	for _, w := range c.argv[1:] {
-		if w.subDownload {
-			z.dangerous("eval runs code it downloads: %s", c.text)
+		switch {
+		case w.subDownload:
+			z.dangerous(escalates, "eval runs code it downloads: %s", c.text)
+		case w.subDecode:
+			z.dangerous(escalates, "eval runs code it decodes, hidden from review: %s", c.text)
 		}
 		fixed = fixed && w.full && !w.glob
 		parts = append(parts, w.val)
+	}
+	if !fixed && !shellSetup(c.argv[1:]) {
+		z.dangerous(escalates, "eval runs code only known at run time, hidden from review: %s", c.text)
 	}
 	if fixed && len(parts) > 0 {
 		z.script(strings.Join(parts, " "), c.st, "eval")
@@ -135,6 +141,7 @@ func hSet(z *analyzer, c *cmd) {
 	c.noFiles = true
 	if len(c.argv) == 1 || hasAny(c, "-p") {
 		z.unbounded("set prints the environment")
+		z.sink.meta[c.idx].secretOut = true
 	}
 	safeLong := set("errexit", "nounset", "pipefail", "xtrace", "verbose", "noclobber", "noglob", "errtrace",
 		"physical", "allexport", "notify", "hashall", "monitor", "noexec", "functrace", "ignoreeof", "emacs", "vi",
@@ -224,6 +231,9 @@ func hCd(z *analyzer, c *cmd) {
 				succ = succ.lostCwd()
 			}
 		}
+	}
+	if succ.cwd != c.st.cwd || succ.cwd == "" {
+		succ.oldpwd = c.st.cwd
 	}
 	c.out = flow{succ, merge(c.st, succ)}
 }
@@ -352,4 +362,29 @@ func hBind(z *analyzer, c *cmd) {
 func hCoproc(z *analyzer, c *cmd) {
 	z.unsafe("coproc runs a command in the background connected to the shell: %s", c.text)
 	c.out = z.inner(c, 1, len(c.argv), nil)
+}
+
+// shellSetupPrograms print shell code meant for eval: eval "$(ssh-agent
+// -s)" sets up the shell, it does not hide a command.
+var shellSetupPrograms = set("ssh-agent", "pyenv", "rbenv", "nodenv", "goenv", "jenv", "plenv", "direnv", "brew",
+	"conda", "opam", "fnm", "zoxide", "starship", "mise", "rtx", "keychain", "gpg-agent", "dircolors", "luarocks",
+	"thefuck", "fzf", "atuin", "rustup")
+
+// shellSetup: every word eval gets is fixed or the output of a shell set-up
+// program.
+func shellSetup(words []wordInfo) bool {
+	for _, w := range words {
+		if w.full && !w.glob {
+			continue
+		}
+		if !w.subst || len(w.subProgs) == 0 || w.subDownload || w.subDecode {
+			return false
+		}
+		for _, p := range w.subProgs {
+			if !shellSetupPrograms[p] {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -142,7 +142,7 @@ func TestCases(t *testing.T) {
 			t.Run(name+"/"+c.Cmd, func(t *testing.T) { c.check(t) })
 		}
 	}
-	if total < 680 {
+	if total < 1000 {
 		t.Errorf("only %d cases", total)
 	}
 }

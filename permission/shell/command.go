@@ -53,7 +53,11 @@ func (z *analyzer) call(c *syntax.CallExpr, in state) flow {
 	for i, w := range c.Args {
 		start := len(z.sink.a.Commands)
 		z.wordSubs(w, in)
-		words[i].subDownload = z.anyDownload(start)
+		f := z.factsSince(start)
+		words[i].subDownload, words[i].subDecode, words[i].subSecret = f.download, f.decode, f.secretOut
+		for k := start; k < len(z.sink.a.Commands); k++ {
+			words[i].subProgs = append(words[i].subProgs, z.sink.a.Commands[k].Program)
+		}
 	}
 	for _, as := range c.Assigns {
 		if as.Name == nil {
@@ -102,15 +106,6 @@ func (z *analyzer) addCommand(words []wordInfo, assigns []string, text string) i
 	return len(z.sink.a.Commands) - 1
 }
 
-func (z *analyzer) anyDownload(start int) bool {
-	for i := start; i < len(z.sink.meta); i++ {
-		if z.sink.meta[i].download {
-			return true
-		}
-	}
-	return false
-}
-
 // simple judges one simple command by its program.
 func (z *analyzer) simple(c *cmd) (out flow) {
 	c.out = same(c.st)
@@ -124,7 +119,19 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 		z.cannotBound(c, "the command name is only known at run time: %s", name.text)
 		st := c.st.lostCwd()
 		st.varsUnknown = true
+		if len(name.alts) > 0 && !name.glob && c.wrap < 16 {
+			// for p in ls rm; do $p -rf ~; done: each program in turn.
+			for _, alt := range name.alts {
+				alt := alt
+				argv := append([]wordInfo{{text: alt, lit: alt, val: alt, full: true}}, c.argv[1:]...)
+				z.simple(&cmd{argv: argv, st: c.st, idx: c.idx, text: c.text, wrap: c.wrap + 1})
+			}
+			return same(st)
+		}
 		if !name.full || name.glob {
+			if !fixedProgramName(name) {
+				z.dangerous(escalates, "runs a program whose name is only known at run time (%s), hidden from review", name.text)
+			}
 			return same(st)
 		}
 		// a=rm; $a -rf /: the value is known, so the dangerous checks
@@ -148,8 +155,8 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 	c.base = path.Base(c.prog)
 	if strings.Contains(c.prog, "/") && !strings.HasPrefix(c.prog, "/") {
 		z.projectCode("%s runs a program from the workspace", c.prog)
-		if a, ok := z.absPath(c.prog, c.st); ok && z.sink.downloaded[a] {
-			z.dangerous("runs %s, which this command downloaded", c.prog)
+		if a, ok := z.absPath(c.prog, c.st); ok && z.sink.wasDownloaded(a) {
+			z.dangerous(escalates, "runs %s, which this command downloaded", c.prog)
 		}
 	}
 	if z.funcs[c.prog] {
@@ -166,7 +173,13 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 	if downloaders[c.base] {
 		z.sink.meta[c.idx].download = true
 	}
+	projectCode := len(z.sink.a.ProjectCode)
 	z.judge(c, programs[c.base])
+	if len(z.sink.a.ProjectCode) > projectCode && c.st.cwd != "" && z.sink.wasDownloaded(c.st.cwd) {
+		z.dangerous(escalates, "%s runs code of a repository this command downloaded: %s", c.base, c.text)
+	}
+	z.printsEnvOrCredentials(c)
+	z.sendsSecrets(c)
 	return c.out
 }
 
@@ -301,8 +314,13 @@ func (z *analyzer) script(src string, st state, what string) {
 
 // scriptArg handles the word a program runs as a shell script.
 func (z *analyzer) scriptArg(c *cmd, w wordInfo, what string) {
-	if w.subDownload {
-		z.dangerous("%s runs a script it downloads: %s", what, c.text)
+	switch {
+	case w.subDownload:
+		z.dangerous(escalates, "%s runs a script it downloads: %s", what, c.text)
+	case w.subDecode:
+		z.dangerous(escalates, "%s runs a script it decodes, hidden from review: %s", what, c.text)
+	case !w.full || w.glob:
+		z.dangerous(escalates, "%s runs a script only known at run time, hidden from review: %s", what, c.text)
 	}
 	if w.full && !w.glob {
 		z.script(w.val, c.st, what)
@@ -316,7 +334,7 @@ func (z *analyzer) scriptArg(c *cmd, w wordInfo, what string) {
 func (z *analyzer) scriptFile(c *cmd, w wordInfo) {
 	switch {
 	case w.subDownload:
-		z.dangerous("%s runs a script it downloads: %s", c.base, c.text)
+		z.dangerous(escalates, "%s runs a script it downloads: %s", c.base, c.text)
 	case w.subst:
 		z.unsafe("%s runs a script produced by another command: %s", c.base, w.text)
 	case !w.full:
@@ -324,8 +342,8 @@ func (z *analyzer) scriptFile(c *cmd, w wordInfo) {
 	case w.val == "-" || w.val == "/dev/stdin" || w.val == "/dev/fd/0" || w.val == "/proc/self/fd/0":
 		z.stdinProgram(c)
 	default:
-		if a, ok := z.absPath(w.val, c.st); ok && z.sink.downloaded[a] {
-			z.dangerous("%s runs %s, which this command downloaded", c.base, w.val)
+		if a, ok := z.absPath(w.val, c.st); ok && z.sink.wasDownloaded(a) {
+			z.dangerous(escalates, "%s runs %s, which this command downloaded", c.base, w.val)
 		}
 		z.projectCode("%s runs %s", c.base, w.val)
 	}
@@ -335,5 +353,23 @@ func (z *analyzer) scriptFile(c *cmd, w wordInfo) {
 // is whatever is piped in.
 func (z *analyzer) stdinProgram(c *cmd) {
 	z.sink.meta[c.idx].interp = true
+	if p := programs[c.base]; p != nil && p.unbounded == "runs a program" {
+		z.sink.meta[c.idx].lang = c.base
+	}
 	z.unsafe("%s reads the program to run from its standard input: %s", c.base, c.text)
+}
+
+// fixedProgramName: the word's last path component is written out
+// ($(go env GOPATH)/bin/golangci-lint): only the directory comes from an
+// expansion, the program is named.
+func fixedProgramName(w wordInfo) bool {
+	if w.glob {
+		return false
+	}
+	i := strings.LastIndexByte(w.text, '/')
+	if i < 0 {
+		return false
+	}
+	last := strings.TrimRight(w.text[i+1:], `"'`)
+	return last != "" && !strings.ContainsAny(last, "$`*?[{\\'\"")
 }

@@ -67,22 +67,22 @@ func hDocker(z *analyzer, c *cmd) {
 func (z *analyzer) dockerOption(c *cmd, name, val string, w wordInfo) {
 	switch name {
 	case "--privileged":
-		z.dangerous("%s runs a privileged container, which controls the host: %s", c.base, c.text)
+		z.dangerous(escalates, "%s runs a privileged container, which controls the host: %s", c.base, c.text)
 	case "--pid", "--userns", "--uts", "--ipc", "--cgroupns":
 		if val == "host" {
-			z.dangerous("%s %s=host shares the host's namespace with the container: %s", c.base, name, c.text)
+			z.dangerous(escalates, "%s %s=host shares the host's namespace with the container: %s", c.base, name, c.text)
 		}
 	case "--cap-add":
 		if u := strings.ToUpper(val); u == "ALL" || u == "SYS_ADMIN" || u == "CAP_SYS_ADMIN" || u == "SYS_MODULE" || u == "SYS_PTRACE" || u == "DAC_READ_SEARCH" {
-			z.dangerous("%s --cap-add=%s gives the container control of the host: %s", c.base, val, c.text)
+			z.dangerous(escalates, "%s --cap-add=%s gives the container control of the host: %s", c.base, val, c.text)
 		}
 	case "--security-opt":
 		if strings.Contains(val, "unconfined") {
-			z.dangerous("%s --security-opt %s turns off the container's confinement: %s", c.base, val, c.text)
+			z.dangerous(escalates, "%s --security-opt %s turns off the container's confinement: %s", c.base, val, c.text)
 		}
 	case "--device":
 		if blockDevice(strings.SplitN(val, ":", 2)[0]) != "" {
-			z.dangerous("%s --device %s gives the container a disk of the host: %s", c.base, val, c.text)
+			z.dangerous(escalates, "%s --device %s gives the container a disk of the host: %s", c.base, val, c.text)
 		}
 	case "-v", "--volume", "--mount":
 		src := strings.SplitN(val, ":", 2)[0]
@@ -104,8 +104,8 @@ func (z *analyzer) dockerOption(c *cmd, name, val string, w wordInfo) {
 		switch {
 		case a == "/", strings.Count(a, "/") == 1 && a != "/tmp" && a != "/mnt" && a != "/data" && a != "/srv" && a != "/opt",
 			z.opt.Home != "" && within(z.opt.Home, a), strings.HasSuffix(a, "/docker.sock"), strings.HasSuffix(a, "/podman.sock"),
-			z.protectedWrite(a) != "":
-			z.dangerous("%s mounts %s of the host into the container: %s", c.base, a, c.text)
+			z.protectedWrite(a).reason != "":
+			z.dangerous(escalates, "%s mounts %s of the host into the container: %s", c.base, a, c.text)
 		}
 	}
 }

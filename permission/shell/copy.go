@@ -42,6 +42,11 @@ func init() {
 // or the workspace destroys them. The sources are judged by the operand
 // act (read, deleted or pointed at).
 func copyCheck(z *analyzer, c *cmd, r *tableRun) {
+	for _, o := range r.get("m", "mode") {
+		if v := optValue(c, o); c.base == "install" && v.full && setuidMode(v.val) {
+			z.dangerous(escalates, "install -m %s sets the setuid or setgid bit: %s", v.val, c.text)
+		}
+	}
 	if c.base == "install" && r.parsed.has("d", "directory") {
 		for _, i := range r.operands {
 			c.argv[i].nonPath = true
@@ -62,6 +67,7 @@ func copyCheck(z *analyzer, c *cmd, r *tableRun) {
 	if c.base == "mv" {
 		for _, i := range sources {
 			z.destroys(c.argv[i], c.st, "mv moves away")
+			z.destroysRepo(c.argv[i], c.st, "mv moves away")
 		}
 	}
 	r.operands = sources

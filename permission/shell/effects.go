@@ -279,6 +279,9 @@ func (z *analyzer) readWord(c *cmd, w wordInfo, r Read) {
 		for _, a := range z.absPaths(v, c.st) {
 			rr.Path = a
 			z.addRead(rr)
+			if r.Contents && c.idx >= 0 && c.idx < len(z.sink.meta) && z.secretPath(a) != "" {
+				z.sink.meta[c.idx].secretOut = true // what it reads, it prints
+			}
 		}
 	}
 }

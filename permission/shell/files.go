@@ -145,5 +145,15 @@ func hPatch(z *analyzer, c *cmd) {
 		z.cannotBound(c, "patch --dry-run reads the files its patch names")
 		return
 	}
+	if !p.has("o", "output") {
+		z.patchWrites(c, "patch")
+	}
 	z.cannotBound(c, "patch writes the files its patch names")
+}
+
+// patchWrites records the files a patch names as one write only known at
+// run time: no rule can vouch for them (a patch may create .git/hooks/x).
+func (z *analyzer) patchWrites(c *cmd, what string) {
+	z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: "(the files the patch names)", Dynamic: true})
+	z.unnamed("the files " + what + "'s patch names")
 }

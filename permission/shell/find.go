@@ -151,6 +151,7 @@ func hFind(z *analyzer, c *cmd) {
 		return
 	}
 	for _, s := range starts {
+		z.destroysRepo(s, c.st, "find deletes files in")
 		// What it deletes below its start points is only known when it
 		// runs.
 		t := s
@@ -162,12 +163,12 @@ func hFind(z *analyzer, c *cmd) {
 			a, ok := z.absPath(v, c.st)
 			if ok && a == z.opt.Workspace {
 				if !filtered {
-					z.dangerous("find deletes everything in the workspace: %s", c.text)
+					z.dangerous(destroys, "find deletes everything in the workspace: %s", c.text)
 				}
 				continue
 			}
 			if r := z.destroyTarget(v, c.st); r != "" {
-				z.dangerous("find deletes files in %s", r)
+				z.dangerous(destroys, "find deletes files in %s", r)
 			}
 		}
 	}

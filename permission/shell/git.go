@@ -3,6 +3,7 @@ package shell
 // git: global options, subcommands, and what they read.
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -159,6 +160,12 @@ var gitRunsPrograms = map[string]string{
 
 // hGit checks git's global options, then its subcommand.
 func hGit(z *analyzer, c *cmd) {
+	var settings []gitSetting
+	setting := func(kv wordInfo) {
+		k, _, _ := strings.Cut(kv.val, "=")
+		v := valuePart(kv, kv.val[min(len(k)+1, len(kv.val)):])
+		settings = append(settings, gitSetting{key: strings.ToLower(k), val: v})
+	}
 	i := 1
 	for ; i < len(c.argv); i++ {
 		w := c.argv[i]
@@ -179,13 +186,22 @@ func hGit(z *analyzer, c *cmd) {
 				i++
 				if i < len(c.argv) {
 					c.argv[i].nonPath = true
+					setting(c.argv[i])
 				}
+			} else {
+				setting(valuePart(w, a[2:]))
 			}
 		case longFlag(a, "config-env"):
 			z.unsafe("git --config-env sets configuration, which can make git run any program: %s", c.text)
+			kv := valuePart(w, strings.TrimPrefix(strings.TrimPrefix(a, "--config-env"), "="))
 			if !strings.Contains(a, "=") {
 				i++
+				if i < len(c.argv) {
+					kv = c.argv[i]
+				}
 			}
+			k, _, _ := strings.Cut(kv.val, "=")
+			settings = append(settings, gitSetting{key: strings.ToLower(k), val: wordInfo{text: "$" + k, dyn: true}})
 		case strings.HasPrefix(a, "--exec-path="):
 			z.unsafe("git --exec-path makes git run its subcommands from another directory: %s", c.text)
 		case a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--super-prefix" || a == "--list-cmds" || a == "--attr-source":
@@ -212,14 +228,27 @@ func hGit(z *analyzer, c *cmd) {
 	args := c.argv[i+1:]
 	if why, ok := gitRunsPrograms[sub]; ok {
 		z.unsafe("git %s %s: %s", sub, why, c.text)
+		z.gitDanger(c, sub, args, settings)
 		return
 	}
 	if !gitCommands[sub] {
 		z.unsafe("git %s is not a built-in git command: it may be an alias or an external program, which can run anything", sub)
+		z.gitDanger(c, sub, args, settings)
 		return
 	}
 	z.gitFlags(c, sub, args)
 	z.gitWrites(c, sub, args)
+	switch sub {
+	case "clone":
+		z.gitClone(c, args)
+	case "apply", "am":
+		if !slices.ContainsFunc(args, func(w wordInfo) bool {
+			return w.val == "--check" || w.val == "--stat" || w.val == "--numstat" || w.val == "--summary" || w.val == "--show-current-patch"
+		}) {
+			z.patchWrites(c, "git "+sub)
+		}
+	}
+	z.gitDanger(c, sub, args, settings)
 	switch sub {
 	case "branch":
 		gitBranch(z, c, args)
@@ -246,7 +275,7 @@ func hGit(z *analyzer, c *cmd) {
 			}
 		}
 		if force && !dry {
-			z.dangerous("git clean -f deletes untracked files, which no commit can restore: %s", c.text)
+			z.unsafe("git clean -f deletes untracked files: %s", c.text)
 		}
 	case "rebase":
 		for _, w := range args {
@@ -486,4 +515,36 @@ func (z *analyzer) gitWrites(c *cmd, sub string, args []wordInfo) {
 			}
 		}
 	}
+}
+
+// gitClone notes the directory a clone fills: running what it holds runs
+// code from the network. It is written, too.
+func (z *analyzer) gitClone(c *cmd, args []wordInfo) {
+	var ops []wordInfo
+	for k := 0; k < len(args); k++ {
+		a := args[k].val
+		switch {
+		case a == "-b" || a == "--branch" || a == "-o" || a == "--origin" || a == "--depth" || a == "-j" ||
+			a == "--jobs" || a == "--reference" || a == "--separate-git-dir" || a == "--filter" || a == "-c" || a == "--config":
+			k++
+		case strings.HasPrefix(a, "-"):
+		default:
+			ops = append(ops, args[k])
+		}
+	}
+	if len(ops) == 0 || !ops[0].full {
+		return
+	}
+	dir := strings.TrimSuffix(path.Base(strings.TrimSuffix(ops[0].val, "/")), ".git")
+	target := wordInfo{text: dir, lit: dir, val: dir, full: true}
+	if len(ops) > 1 {
+		target = ops[1]
+	}
+	if !target.full || target.val == "" {
+		return
+	}
+	if a, ok := z.absPath(target.val, c.st); ok {
+		z.sink.downloadedDirs = append(z.sink.downloadedDirs, a)
+	}
+	z.writeFile(c, target, false, "git clone")
 }

@@ -75,15 +75,21 @@ func hInterp(z *analyzer, c *cmd) {
 		z.unsafe("%s with an option only known at run time: %s", c.base, c.text)
 	}
 	inline := false
+	// Modules loaded on the command line (perl -MSocket, ruby -rsocket)
+	// are part of the code.
+	modules := ""
+	for _, o := range p.opts {
+		if (o.name == "M" || o.name == "m" && c.base == "perl" || o.name == "r" && c.base == "ruby") && o.hasVal {
+			modules += "use " + o.val + "; require '" + o.val + "'\n"
+		}
+	}
 	for _, o := range p.opts {
 		switch {
 		case contains(spec.inline, o.name):
 			inline = true
 			z.unsafe("%s -%s runs code given on the command line: %s", c.base, o.name, c.text)
-			if o.valIdx >= 0 && c.argv[o.valIdx].subDownload {
-				z.dangerous("%s runs code it downloads: %s", c.base, c.text)
-			}
 			if o.valIdx >= 0 {
+				z.inlineArg(c, optValue(c, o), modules)
 				c.argv[o.valIdx].nonPath = true
 			}
 		case contains(spec.inplace, o.name):
@@ -138,6 +144,22 @@ func hInterp(z *analyzer, c *cmd) {
 	z.scriptFile(c, c.argv[p.operands[0]])
 }
 
+// inlineArg judges the code an interpreter is given on the command line:
+// a download or decoded text run as code, code only known at run time, or
+// what the code itself does.
+func (z *analyzer) inlineArg(c *cmd, w wordInfo, modules string) {
+	switch {
+	case w.subDownload:
+		z.dangerous(escalates, "%s runs code it downloads: %s", c.base, c.text)
+	case w.subDecode:
+		z.dangerous(escalates, "%s runs decoded code, hidden from review: %s", c.base, c.text)
+	case !w.full:
+		z.dangerous(escalates, "%s runs code only known at run time, hidden from review: %s", c.base, c.text)
+	default:
+		z.inlineCode(c.base, modules+w.val, c.text)
+	}
+}
+
 func contains(list []string, s string) bool {
 	for _, l := range list {
 		if l == s {
@@ -158,6 +180,9 @@ func hDeno(z *analyzer, c *cmd) {
 	switch sub.val {
 	case "eval":
 		z.unsafe("deno eval runs code given on the command line: %s", c.text)
+		if len(c.argv) > 2 {
+			z.inlineArg(c, c.argv[len(c.argv)-1], "")
+		}
 	case "repl":
 		z.stdinProgram(c)
 	case "run", "test", "task", "bench", "serve", "compile", "install":
@@ -177,9 +202,15 @@ func hDeno(z *analyzer, c *cmd) {
 // hBun: bun -e is inline code; bun run/test/x/install and bun FILE run
 // workspace (or package) code.
 func hBun(z *analyzer, c *cmd) {
-	for _, w := range c.argv[1:] {
+	for k := 1; k < len(c.argv); k++ {
+		w := c.argv[k]
 		if w.val == "-e" || w.val == "--eval" || w.val == "-p" || w.val == "--print" || strings.HasPrefix(w.val, "--eval=") || strings.HasPrefix(w.val, "--print=") {
 			z.unsafe("bun %s runs code given on the command line: %s", w.val, c.text)
+			if _, v, ok := strings.Cut(w.val, "="); ok {
+				z.inlineArg(c, valuePart(w, v), "")
+			} else if k+1 < len(c.argv) {
+				z.inlineArg(c, c.argv[k+1], "")
+			}
 			return
 		}
 	}

@@ -17,9 +17,17 @@ func (z *analyzer) checkWrite(w wordInfo, st state, what string) {
 // file is not Dangerous by itself (chmod 600 ~/.ssh/id_rsa is good
 // hygiene); writing or deleting one is.
 func (z *analyzer) checkChange(w wordInfo, st state, what, verb string) {
-	protected := func(a string) string {
-		if verb == "changes" {
-			return ""
+	protected := func(a string) risk {
+		switch {
+		case verb == "changes":
+			return risk{}
+		case verb == "deletes":
+			// Deleting a start-up file or a key destroys it, whatever
+			// writing it would do.
+			if r := z.protectedWrite(a); r.reason != "" {
+				return risk{destroys, r.reason}
+			}
+			return risk{}
 		}
 		return z.protectedWrite(a)
 	}
@@ -36,8 +44,8 @@ func (z *analyzer) checkChange(w wordInfo, st state, what, verb string) {
 			// A relative path after a cd the analyser could not follow:
 			// still Dangerous if any directory it may be in makes it so.
 			for _, alt := range z.absPaths(v, st) {
-				if r := protected(alt); r != "" {
-					z.dangerous("%s %s %s: %s", what, verb, v, r)
+				if r := protected(alt); r.reason != "" {
+					z.dangerous(r.cat, "%s %s %s: %s", what, verb, v, r.reason)
 					break
 				}
 			}
@@ -49,15 +57,17 @@ func (z *analyzer) checkChange(w wordInfo, st state, what, verb string) {
 		if harmlessTargets[a] {
 			continue
 		}
-		if r := protected(a); r != "" {
-			z.dangerous("%s %s %s: %s", what, verb, v, r)
+		if r := protected(a); r.reason != "" {
+			z.dangerous(r.cat, "%s %s %s: %s", what, verb, v, r.reason)
 			continue
 		}
 		if z.opt.Workspace == "" || !within(a, z.opt.Workspace) {
 			z.unsafe("%s %s %s, outside the workspace", what, verb, a)
 			continue
 		}
-		if r := protectedInWorkspace(a); r != "" {
+		if r, runsLater := protectedInWorkspace(a); runsLater && verb != "deletes" {
+			z.dangerous(escalates, "%s %s %s: %s", what, verb, v, r)
+		} else if r != "" {
 			z.unsafe("%s %s %s", what, verb, r)
 		}
 	}
@@ -95,12 +105,19 @@ func (z *analyzer) destroys(w wordInfo, st state, what string) {
 	// classic way scripts wipe the root. A word that starts with an
 	// unknown value and does not then start at / ("$X", "$X"foo) depends
 	// on that value only: an empty argument makes rm fail.
+	if w.prevDir {
+		// ~- is a directory, never empty: one the analyser cannot tell.
+		if rest := strings.TrimLeft(w.val, "/"); rest == "" || strings.Trim(rest, "*.") == "" {
+			z.dangerous(destroys, "%s the previous working directory (%s), which may be any directory", what, w.text)
+			return
+		}
+	}
 	if !w.full && len(w.alts) == 0 && w.unknownLead && !strings.HasPrefix(w.val, "/") {
 		return
 	}
 	for _, v := range w.values() {
 		if r := z.destroyTarget(v, st); r != "" {
-			z.dangerous("%s %s", what, r)
+			z.dangerous(destroys, "%s %s", what, r)
 			return
 		}
 	}
@@ -114,9 +131,34 @@ func (z *analyzer) dangerWrite(w wordInfo, st state, what string) {
 			continue
 		}
 		for _, a := range z.absPaths(v, st) {
-			if r := z.protectedWrite(a); r != "" {
-				z.dangerous("%s writes %s: %s", what, v, r)
+			if r := z.protectedWrite(a); r.reason != "" {
+				z.dangerous(r.cat, "%s writes %s: %s", what, v, r.reason)
 				return
+			}
+		}
+	}
+}
+
+// destroysRepo judges a path a command deletes or moves away: the
+// repository's .git directory, or the objects, refs and logs in it, are
+// its whole history. (Removing a stale .git/index.lock is not.)
+func (z *analyzer) destroysRepo(w wordInfo, st state, what string) {
+	for _, v := range w.values() {
+		if v == "" {
+			continue
+		}
+		for _, a := range z.absPaths(strings.TrimRight(v, "/"), st) {
+			parts := normParts(a)
+			for i, c := range parts {
+				if c != ".git" {
+					continue
+				}
+				rest := parts[i+1:]
+				if len(rest) == 0 || strings.Trim(rest[0], "*?[]") == "" ||
+					rest[0] == "objects" || rest[0] == "refs" || rest[0] == "logs" || rest[0] == "packed-refs" {
+					z.dangerous(destroys, "%s %s, the repository's history, which no commit can restore", what, v)
+					return
+				}
 			}
 		}
 	}

@@ -32,6 +32,14 @@ func opensslCheck(z *analyzer, c *cmd, r *tableRun) {
 		c.argv[1].nonPath = true // the subcommand
 		r.operands = r.operands[1:]
 	}
+	for _, w := range c.argv[min(2, len(c.argv)):] {
+		if w.val == "-d" || w.val == "-decode" || w.val == "--decode" {
+			z.sink.meta[c.idx].decode = true // openssl enc -d, openssl base64 -d
+		}
+	}
+	if len(c.argv) > 1 && (c.argv[1].val == "s_client" || c.argv[1].val == "s_server") {
+		z.sink.meta[c.idx].sendsStdin = true
+	}
 }
 
 // keygenValues are the ssh-keygen options with a value in the next word.

@@ -21,6 +21,7 @@ func init() {
 		texts("--from="),
 	}}, "chown", "chgrp")
 	register(&program{handler: hAttrs, unbounded: "changes file attributes or access lists"}, "chattr", "setfacl")
+	register(&program{handler: hSetcap, unbounded: "changes file capabilities"}, "setcap")
 }
 
 // modeCheck: the first operand is the mode or owner (unless --reference
@@ -35,6 +36,9 @@ func modeCheck(z *analyzer, c *cmd, r *tableRun) {
 	ops := r.operands
 	if !r.parsed.has("reference") && len(ops) > 0 && !modeAsOpt {
 		c.argv[ops[0]].nonPath = true // the mode or owner
+		if m := c.argv[ops[0]]; c.base == "chmod" && m.full && setuidMode(m.val) {
+			z.dangerous(escalates, "chmod %s sets the setuid or setgid bit: the program then runs with its owner's or group's rights: %s", m.text, c.text)
+		}
 		ops = ops[1:]
 	}
 	z.modeTargets(c, ops, r.has(recurse) || r.dynOpt)
@@ -60,7 +64,55 @@ func (z *analyzer) modeTargets(c *cmd, ops []int, recursive bool) {
 		if recursive {
 			z.destroys(w, c.st, c.base+" -R changes")
 		} else if w.full && (w.val == "/" || z.opt.Home != "" && w.val == z.opt.Home) {
-			z.dangerous("%s changes %s", c.base, w.val)
+			z.dangerous(destroys, "%s changes %s", c.base, w.val)
 		}
 	}
+}
+
+// setuidMode reports whether a chmod mode sets the setuid or setgid bit:
+// an octal mode with 4000 or 2000 (4755, 2755, 06755), or a symbolic
+// one adding s (u+s, g+s, +s, a=rwxs).
+func setuidMode(m string) bool {
+	if m != "" && strings.Trim(m, "01234567") == "" {
+		n := 0
+		for _, d := range m {
+			n = n*8 + int(d-'0')
+		}
+		return n&0o6000 != 0
+	}
+	for _, clause := range strings.Split(m, ",") {
+		i := strings.IndexAny(clause, "+-=")
+		if i < 0 {
+			continue
+		}
+		if who := clause[:i]; who != "" && !strings.ContainsAny(who, "uga") {
+			continue // o+s means nothing
+		}
+		// Each operator and the permissions after it: u+x-w=rs.
+		for rest := clause[i:]; rest != ""; {
+			op := rest[0]
+			perms := rest[1:]
+			next := strings.IndexAny(perms, "+-=")
+			if next >= 0 {
+				perms, rest = perms[:next], perms[next:]
+			} else {
+				rest = ""
+			}
+			if op != '-' && strings.Contains(perms, "s") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hSetcap gives a program capabilities, some of root's rights, whenever
+// it runs (setcap -r only removes them).
+func hSetcap(z *analyzer, c *cmd) {
+	for _, w := range c.argv[1:] {
+		if w.val == "-r" || w.val == "-v" || w.val == "-h" {
+			return
+		}
+	}
+	z.dangerous(escalates, "setcap gives a program capabilities (some of root's rights) whenever it runs: %s", c.text)
 }

@@ -1,6 +1,9 @@
 package shell
 
-// Running as another user: sudo, doas, su.
+// Running as another user: sudo, doas, su, pkexec, run0, runuser. Whatever
+// they run, they escalate: the command runs with another user's rights,
+// usually root's, where the workspace's sandbox and the user's files are
+// no limit.
 
 import "strings"
 
@@ -8,6 +11,13 @@ func init() {
 	register(wrapper(hSudo), "sudo")
 	register(wrapper(hDoas), "doas")
 	register(wrapper(hSu), "su")
+	register(wrapper(hAsRoot), "pkexec", "run0", "runuser", "sudoedit")
+}
+
+// hAsRoot: pkexec, run0 and runuser run their arguments as another user.
+func hAsRoot(z *analyzer, c *cmd) {
+	z.dangerous(escalates, "%s runs a command as another user (usually root): %s", c.base, c.text)
+	hWrapOpts(z, c)
 }
 
 func hSudo(z *analyzer, c *cmd) {
@@ -21,6 +31,7 @@ func hSudo(z *analyzer, c *cmd) {
 		return
 	}
 	z.unsafe("sudo runs a command as another user (usually root): %s", c.text)
+	z.dangerous(escalates, "sudo runs a command as another user (usually root): %s", c.text)
 	if p.has("e", "edit") {
 		z.unsafe("sudo -e edits files as root: %s", c.text)
 		return
@@ -49,6 +60,7 @@ func hDoas(z *analyzer, c *cmd) {
 		return
 	}
 	z.unsafe("doas runs a command as another user (usually root): %s", c.text)
+	z.dangerous(escalates, "doas runs a command as another user (usually root): %s", c.text)
 	if len(p.operands) == 0 {
 		z.stdinProgram(c)
 		return
@@ -58,6 +70,7 @@ func hDoas(z *analyzer, c *cmd) {
 
 func hSu(z *analyzer, c *cmd) {
 	z.unsafe("su runs a shell as another user: %s", c.text)
+	z.dangerous(escalates, "su runs a shell as another user (usually root): %s", c.text)
 	p := getopt(c.argv, 1, optSpec{flags: "flmpPTh", withArg: "cgGsw", long: map[string]byte{"command": 'r',
 		"session-command": 'r', "shell": 'r', "group": 'r', "supp-group": 'r', "login": 'n', "preserve-environment": 'n',
 		"whitelist-environment": 'r', "fast": 'n', "pty": 'n', "help": 'n', "version": 'n'}})

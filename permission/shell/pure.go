@@ -4,7 +4,12 @@ package shell
 // shell's own state, which the analyser follows (cd, read, unset). Their
 // words are text, except cd's directory.
 
-import "strings"
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 func init() {
 	register(&program{handler: noop, text: true, pure: true}, "echo", "true", "false", ":", "pwd", "basename",
@@ -15,7 +20,7 @@ func init() {
 	register(&program{handler: noop, text: true, unbounded: "shows or changes the state of the shell, the terminal or the system"},
 		"users", "tput", "clear", "wait", "jobs", "ulimit", "times", "help", "whereis", "caller", "disown",
 		"suspend", "logout", "ps", "sync")
-	register(&program{handler: noop, text: true, unbounded: "prints the environment"}, "printenv")
+	register(&program{handler: printsSecrets, text: true, unbounded: "prints the environment"}, "printenv")
 	register(&program{rest: asText, check: dateCheck, opts: []option{
 		flags("-u --utc --universal -R --rfc-email --debug -j -n"),
 		texts("-I=? --iso-8601=? --rfc-3339= -d= --date="),
@@ -56,4 +61,52 @@ func dateCheck(z *analyzer, c *cmd, r *tableRun) {
 			r.whyWidens = "sets the system clock"
 		}
 	}
+}
+
+// printsSecrets marks a command that prints the environment, tokens and
+// all.
+func printsSecrets(z *analyzer, c *cmd) { z.sink.meta[c.idx].secretOut = true }
+
+// credentialPrinters are commands that print a stored credential.
+var credentialPrinters = [][]string{{"gh", "auth", "token"}, {"security", "find-generic-password"},
+	{"security", "find-internet-password"}, {"aws", "configure", "get"}, {"aws", "configure", "export-credentials"},
+	{"gcloud", "auth", "print-access-token"}, {"gcloud", "auth", "print-identity-token"}, {"az", "account", "get-access-token"},
+	{"op", "read"}, {"vault", "read"}, {"pass", "show"}, {"kubectl", "config", "view", "--raw"}, {"gpg", "--export-secret-keys"},
+	{"gpg", "--export-secret-subkeys"}, {"git", "credential", "fill"}, {"heroku", "auth:token"}, {"npm", "token"}}
+
+// printsEnvOrCredentials marks the commands that print secrets without
+// reading a file: echo $TOKEN, gh auth token, gpg --export-secret-keys.
+func (z *analyzer) printsEnvOrCredentials(c *cmd) {
+	canon := z.sink.a.Commands[c.idx].Canon
+	for _, p := range credentialPrinters {
+		if len(canon) >= len(p) && slices.Equal(canon[:len(p)], p) || len(canon) > 1 && canon[0] == p[0] && p[0] == "gpg" && slices.Contains(canon, p[1]) {
+			z.sink.meta[c.idx].secretOut = true
+			return
+		}
+	}
+	if c.base != "echo" && c.base != "printf" {
+		return
+	}
+	for _, w := range c.argv[1:] {
+		if w.node != nil && z.readsEnv(w.node, c.st) {
+			z.sink.meta[c.idx].secretOut = true
+			return
+		}
+	}
+}
+
+// readsEnv reports whether a word expands a variable from the environment
+// other than the harmless ones.
+func (z *analyzer) readsEnv(w *syntax.Word, st state) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if p, ok := n.(*syntax.ParamExp); ok && p.Param != nil {
+			name := p.Param.Value
+			if _, set := st.vars[name]; !set && !harmlessEnv[name] && isName(name) && !strings.HasPrefix(name, "LC_") {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -24,7 +24,7 @@ func init() {
 		texts("-n= --table-name= -O= --table-order= -N= --table-columns= -l= --table-columns-limit= -E= --table-noextreme= "+
 			"-H= --table-hide= -R= --table-right= -T= --table-truncate= -W= --table-wrap= -r= --tree= -i= --tree-id= "+
 			"-p= --tree-parent= -c= --output-width= -o= --output-separator= -s= --separator=")), "column")
-	register(reader(flags("-h --help -V --version -0 --zero")), "rev")
+	register(decoding(reader(flags("-h --help -V --version -0 --zero"))), "rev")
 	register(numericReader(flags("-b --bytes -s --spaces"), texts("-w= --width=")), "fold")
 	register(numericReader(flags("-c --crown-margin -s --split-only -t --tagged-paragraph -u --uniform-spacing"),
 		texts("-p= --prefix= -w= --width= -g= --goal=")), "fmt")
@@ -48,9 +48,9 @@ func init() {
 		texts("-e= --format= -n= --length= -s= --skip= -L=? --color=?"), o("-f= --format-file=", asRead)), "hexdump")
 	register(numericReader(flags("-a --all -d --data -f --print-file-name -w --include-all-whitespace -o"),
 		texts("-n= --bytes= -t= --radix= -T= --target= -e= --encoding= -U= --unicode= -s= --output-separator=")), "strings")
-	register(reader(flags("-d --decode -i --ignore-garbage"), texts("-w= --wrap=")), "base64", "base32")
-	register(reader(flags("-d --decode -i --ignore-garbage --base64 --base64url --base58 --base32 --base32hex --base16 --base2msbf --base2lsbf --z85"),
-		texts("-w= --wrap=")), "basenc")
+	register(decoder(reader(o("-d --decode -D", decodes), flags("-i --ignore-garbage"), texts("-w= --wrap="))), "base64", "base32")
+	register(decoder(reader(o("-d --decode", decodes), flags("-i --ignore-garbage --base64 --base64url --base58 --base32 --base32hex --base16 --base2msbf --base2lsbf --z85"),
+		texts("-w= --wrap="))), "basenc")
 	register(reader(flags("-z --uncompress -Z --uncompress-noreport -b --brief -c --checking-printout -i --mime --apple --extension "+
 		"--mime-type --mime-encoding -k --keep-going -l --list -L --dereference -h --no-dereference -n --no-buffer -N --no-pad "+
 		"-0 --print0 -p --preserve-date -P --parameter -r --raw -s --special-files -S --no-sandbox -d --debug -v --version"),
@@ -61,8 +61,9 @@ func init() {
 		opts: []option{flags("-c --count -d --repeated -D -i --ignore-case -u --unique -z --zero-terminated"),
 			texts("--all-repeated=? --group=?"), texts("-f= --skip-fields= -s= --skip-chars= -w= --check-chars=")}}, "uniq")
 	register(&program{handler: hXxd}, "xxd")
-	register(&program{rest: asText, pure: true,
-		opts: []option{flags("-c -C --complement -d --delete -s --squeeze-repeats -t --truncate-set1")}}, "tr")
+	register(decoding(&program{rest: asText, pure: true,
+		opts: []option{flags("-c -C --complement -d --delete -s --squeeze-repeats -t --truncate-set1")}}), "tr")
+	register(decoding(reader(flags("-m"), texts("-o="))), "uudecode")
 	register(reader(flags("-i --initial"), texts("-t= --tabs=")), "expand")
 	register(reader(flags("-a --all --first-only"), texts("-t= --tabs=")), "unexpand")
 	register(reader(flags("-e --echo -r --repeat -z --zero-terminated"),
@@ -182,8 +183,30 @@ func hXxd(z *analyzer, c *cmd) {
 			z.writeFile(c, c.argv[i], false, "xxd")
 		}
 	}
+	for _, w := range c.argv[1:] {
+		if w.val == "-r" || w.val == "-revert" {
+			z.sink.meta[c.idx].decode = true
+		}
+	}
 }
 
 // xxdFlags are xxd's options without a value, in every spelling it takes.
 var xxdFlags = set("-a", "-autoskip", "-b", "-bits", "-C", "-capitalize", "-E", "-EBCDIC", "-e", "-h", "-help", "-i",
 	"-include", "-p", "-ps", "-postscript", "-plain", "-r", "-revert", "-R", "-d", "-u", "-uppercase", "-v", "-version")
+
+// decoder marks a program whose decodes option (base64 -d) makes what it
+// prints hidden text; decoding marks one whose output always is (rev, tr,
+// zcat: rot13 and compression hide a script as well as base64 does).
+func decoder(p *program) *program {
+	p.check = func(z *analyzer, c *cmd, r *tableRun) {
+		if r.has(decodes) {
+			z.sink.meta[c.idx].decode = true
+		}
+	}
+	return p
+}
+
+func decoding(p *program) *program {
+	p.check = func(z *analyzer, c *cmd, _ *tableRun) { z.sink.meta[c.idx].decode = true }
+	return p
+}

@@ -29,6 +29,9 @@ func rmCheck(z *analyzer, c *cmd, r *tableRun) {
 	}
 	for _, i := range r.operands {
 		z.destroys(c.argv[i], c.st, c.base+" -r deletes")
+		if recursive {
+			z.destroysRepo(c.argv[i], c.st, c.base+" -r deletes")
+		}
 	}
 }
 
@@ -40,6 +43,7 @@ func hTrash(z *analyzer, c *cmd) {
 	for _, i := range p.operands {
 		w := c.argv[i]
 		z.destroys(w, c.st, c.base+" -r deletes")
+		z.destroysRepo(w, c.st, c.base+" deletes")
 		z.checkChange(w, c.st, c.base, "deletes")
 	}
 }

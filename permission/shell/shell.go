@@ -154,6 +154,9 @@ type sink struct {
 	// downloaded are files written by a downloader (curl -o x, wget -O x,
 	// curl … > x): running one of them later is a download-and-run.
 	downloaded map[string]bool
+	// downloadedDirs are directories a download filled (git clone URL):
+	// what runs from them runs code from the network.
+	downloadedDirs []string
 }
 
 // cmdMeta is what the pipeline checks need to know about a command.
@@ -165,6 +168,15 @@ type cmdMeta struct {
 	// sendsStdin: it sends its standard input (curl -d @-, nc host).
 	sent       []wordInfo
 	sendsStdin bool
+	// decode: it decodes or decompresses its input (base64 -d, xxd -r,
+	// gunzip): what it prints was hidden.
+	decode bool
+	// secretOut: it prints secrets (cat .env, env, gpg
+	// --export-secret-keys).
+	secretOut bool
+	// lang is the language of an interpreter reading its program from
+	// standard input (python, node, perl, …).
+	lang string
 }
 
 func newSink(a *Analysis) *sink {
@@ -177,4 +189,18 @@ func (s *sink) add(list *[]string, kind, reason string) {
 	}
 	s.seen[kind+reason] = true
 	*list = append(*list, reason)
+}
+
+// wasDownloaded reports whether the absolute path was downloaded by an
+// earlier command of the line, or lies in a directory one filled.
+func (s *sink) wasDownloaded(a string) bool {
+	if s.downloaded[a] {
+		return true
+	}
+	for _, d := range s.downloadedDirs {
+		if within(a, d) {
+			return true
+		}
+	}
+	return false
 }

@@ -13,6 +13,7 @@ func init() {
 	register(&program{handler: hCrontab, unbounded: "schedules commands"}, "crontab")
 	register(&program{handler: hHistory, text: true, unbounded: "reads or changes the shell history"}, "history")
 	register(&program{handler: hAt, unbounded: "schedules commands"}, "at", "batch")
+	register(&program{handler: hServices, unbounded: "manages services"}, "launchctl", "update-rc.d", "chkconfig", "rc-update")
 }
 
 // hAt: at and batch read commands from standard input (or -f file) and run
@@ -24,6 +25,7 @@ func hAt(z *analyzer, c *cmd) {
 		}
 	}
 	z.unsafe("%s schedules commands to run later: %s", c.base, c.text)
+	z.dangerous(escalates, "%s schedules commands that run later, outside the session: %s", c.base, c.text)
 	z.sink.meta[c.idx].interp = true
 }
 
@@ -33,14 +35,14 @@ func hShutdown(z *analyzer, c *cmd) {
 			return
 		}
 	}
-	z.dangerous("%s stops or restarts the machine or its processes: %s", c.base, c.text)
+	z.dangerous(destroys, "%s stops or restarts the machine or its processes: %s", c.base, c.text)
 }
 
 func hInit(z *analyzer, c *cmd) {
 	if len(c.argv) > 1 {
 		switch c.argv[1].val {
 		case "0", "6", "1", "s", "S", "single", "emergency", "rescue", "reboot", "halt", "poweroff":
-			z.dangerous("%s %s changes the run level (halt, reboot or single-user): %s", c.base, c.argv[1].val, c.text)
+			z.dangerous(destroys, "%s %s changes the run level (halt, reboot or single-user): %s", c.base, c.argv[1].val, c.text)
 		}
 	}
 }
@@ -51,10 +53,18 @@ func hSystemctl(z *analyzer, c *cmd) {
 		case "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate",
 			"rescue", "emergency", "soft-reboot", "terminate-session", "kill-session", "terminate-user", "kill-user",
 			"terminate-seat":
-			z.dangerous("%s %s stops the machine or the user's session: %s", c.base, w.val, c.text)
+			z.dangerous(destroys, "%s %s stops the machine or the user's session: %s", c.base, w.val, c.text)
+			return
+		case "enable", "reenable", "link", "add-wants", "add-requires", "edit", "set-default", "preset", "preset-all", "revert", "mask":
+			if c.base == "systemctl" {
+				z.dangerous(escalates, "systemctl %s installs or changes a service, which starts later on its own: %s", w.val, c.text)
+				return
+			}
+		case "enable-linger":
+			z.dangerous(escalates, "loginctl enable-linger keeps the user's services running after the session: %s", c.text)
 			return
 		case "isolate":
-			z.dangerous("%s isolate changes what runs on the machine: %s", c.base, c.text)
+			z.dangerous(destroys, "%s isolate changes what runs on the machine: %s", c.base, c.text)
 			return
 		}
 	}
@@ -79,7 +89,7 @@ func hKill(z *analyzer, c *cmd) {
 		case !sig && strings.HasPrefix(a, "-") && len(a) > 1:
 			sig = true // the signal: -9, -KILL, -SIGTERM
 		case a == "-1":
-			z.dangerous("kill -1 signals every process the user owns: %s", c.text)
+			z.dangerous(destroys, "kill -1 signals every process the user owns: %s", c.text)
 			return
 		default:
 			sig = true
@@ -110,7 +120,7 @@ func hPkill(z *analyzer, c *cmd) {
 		}
 	}
 	if user && !pattern {
-		z.dangerous("%s without a pattern kills every process of a user: %s", c.base, c.text)
+		z.dangerous(destroys, "%s without a pattern kills every process of a user: %s", c.base, c.text)
 	}
 }
 
@@ -121,13 +131,29 @@ func hCrontab(z *analyzer, c *cmd) {
 	if p.has("l", "T") && !p.has("r", "e") && len(p.operands) == 0 && !p.dynOpt {
 		return
 	}
-	z.dangerous("crontab installs or removes scheduled commands: %s", c.text)
+	if p.has("r") {
+		z.dangerous(destroys, "crontab -r removes the user's scheduled commands: %s", c.text)
+		return
+	}
+	z.dangerous(escalates, "crontab installs commands that run later, outside the session: %s", c.text)
 }
 
 func hHistory(z *analyzer, c *cmd) {
 	for _, w := range c.argv[1:] {
 		if strings.HasPrefix(w.val, "-") && strings.ContainsAny(w.val, "cd") {
-			z.dangerous("history %s erases the shell history: %s", w.val, c.text)
+			z.dangerous(destroys, "history %s erases the shell history: %s", w.val, c.text)
+			return
+		}
+	}
+}
+
+// hServices: launchctl load, update-rc.d … defaults, chkconfig … on and
+// rc-update add install services or agents that start later on their own.
+func hServices(z *analyzer, c *cmd) {
+	for _, w := range c.argv[1:] {
+		switch w.val {
+		case "load", "bootstrap", "enable", "submit", "defaults", "on", "add", "--add":
+			z.dangerous(escalates, "%s %s installs a service or agent that starts later on its own: %s", c.base, w.val, c.text)
 			return
 		}
 	}

@@ -54,6 +54,8 @@ const (
 	// widens: the option makes the program touch more than the table can
 	// list (date -s sets the clock): the effects are unbounded.
 	widens
+	// decodes: the program prints decoded text (base64 -d).
+	decodes
 )
 
 // valueActsMask are the acts only a value can have. (asList is also the

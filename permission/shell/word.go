@@ -35,9 +35,15 @@ type wordInfo struct {
 	relPath bool
 	// subst: the word holds a command or process substitution.
 	subst bool
-	// subDownload: one of its substitutions runs a downloader (set by
+	// prevDir: the word starts with ~- and the directory before the last
+	// cd is not known (it comes from outside the line).
+	prevDir bool
+	// subDownload: one of its substitutions runs a downloader; subDecode:
+	// one decodes hidden text; subSecret: one prints secrets (set by
 	// call, after walking the substitutions).
-	subDownload bool
+	subDownload, subDecode, subSecret bool
+	// subProgs are the programs its substitutions run.
+	subProgs []string
 	// split: the word's value is known but splits into fields (an
 	// unquoted variable holding spaces); fields are the words it becomes.
 	split  bool
@@ -124,8 +130,25 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 					lit.WriteString(z.opt.Home)
 					val.WriteString(z.opt.Home)
 					s = s[1:]
+				case prefix == "~+":
+					// ~+ is $PWD: the working directory, or "." when
+					// the analyser lost it.
+					info.dyn = true
+					expansion(st.cwd, st.cwd != "", ".", true, nil)
+					lit.WriteString(prefix)
+					s = s[len(prefix):]
+				case prefix == "~-":
+					// ~- is $OLDPWD: the directory before the last cd,
+					// which outside this line may be any directory.
+					info.dyn = true
+					if st.oldpwd == "" {
+						info.prevDir = true
+					}
+					expansion(st.oldpwd, st.oldpwd != "", "", true, nil)
+					lit.WriteString(prefix)
+					s = s[len(prefix):]
 				case prefix != "":
-					// ~user, ~+, ~-, or ~ with no known home.
+					// ~user, or ~ with no known home.
 					info.dyn = true
 					expansion("", false, "", false, nil)
 					lit.WriteString(prefix)
@@ -162,6 +185,7 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 					val.WriteString(v)
 				default:
 					v, ok, fb, lv := z.expand(q, st)
+					info.prevDir = info.prevDir || !ok && val.Len() == 0 && isOldpwd(q)
 					expansion(v, ok, fb, true, lv)
 				}
 			}
@@ -177,6 +201,7 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 			val.WriteString(s)
 		default:
 			v, ok, fb, lv := z.expand(part, st)
+			info.prevDir = info.prevDir || !ok && val.Len() == 0 && isOldpwd(part)
 			expansion(v, ok, fb, false, lv)
 		}
 		switch part.(type) {
@@ -264,6 +289,13 @@ func (z *analyzer) expand(part syntax.WordPart, st state) (val string, ok bool, 
 		}
 		return "", false, "", nil
 	case *syntax.CmdSubst:
+		// $(echo rm) and $(printf '\x72m') are what they print, less the
+		// trailing newlines.
+		if len(p.Stmts) == 1 {
+			if out, ok := z.literalOutput(p.Stmts[0], st); ok {
+				return strings.TrimRight(out, "\n"), true, "", nil
+			}
+		}
 		// $(pwd) is the working directory.
 		if len(p.Stmts) == 1 && st.cwd != "" {
 			if c, isCall := p.Stmts[0].Cmd.(*syntax.CallExpr); isCall && len(p.Stmts[0].Redirs) == 0 && len(c.Assigns) == 0 && len(c.Args) >= 1 {
@@ -669,4 +701,10 @@ func (z *analyzer) testExpr(e syntax.TestExpr, st state) {
 	case *syntax.Word:
 		z.wordSubs(e, st)
 	}
+}
+
+// isOldpwd: the part is $OLDPWD, the directory before the last cd.
+func isOldpwd(part syntax.WordPart) bool {
+	p, ok := part.(*syntax.ParamExp)
+	return ok && p.Param != nil && p.Param.Value == "OLDPWD" && p.Exp == nil && !p.Excl && !p.Length
 }

@@ -21,10 +21,10 @@ func init() {
 	register(wrapper(hFlock), "flock")
 	register(wrapper(hTaskset), "taskset")
 	register(wrapper(hWrapPlain), "nohup", "unbuffer", "catchsegv", "tsocks", "with-contenv", "winpty")
-	register(wrapper(hWrapOpts), "caffeinate", "firejail", "run0", "pkexec", "unshare", "fakeroot", "fakechroot",
+	register(wrapper(hWrapOpts), "caffeinate", "firejail", "unshare", "fakeroot", "fakechroot",
 		"torsocks", "proxychains", "proxychains4", "valgrind", "prlimit", "tini", "dumb-init", "entr",
 		"ssh-agent", "dbus-run-session", "rlwrap")
-	register(wrapper(hWrapOpaque), "bwrap", "systemd-run", "runuser", "sg", "newgrp", "nsenter", "proot", "cpulimit",
+	register(wrapper(hWrapOpaque), "bwrap", "systemd-run", "sg", "newgrp", "nsenter", "proot", "cpulimit",
 		"numactl", "chrt", "gdb", "perf", "faketime", "sshpass", "xvfb-run", "mpirun", "srun", "nix-shell",
 		"direnv", "aws-vault", "op", "dotenv", "cross-env", "env-cmd")
 	register(&program{handler: hOpen, unbounded: "opens its argument with another program"}, "open", "xdg-open", "gio", "start", "explorer", "wslview", "sensible-browser", "x-www-browser")
@@ -127,10 +127,11 @@ func hEnv(z *analyzer, c *cmd) {
 		break
 	}
 	if first < 0 {
-		// Only prints the (modified) environment.
+		// Only prints the (modified) environment, tokens and all.
 		for _, i := range p.operands {
 			c.argv[i].nonPath = true
 		}
+		z.sink.meta[c.idx].secretOut = true
 		return
 	}
 	wrapperUnsafe(z, c)
