@@ -113,6 +113,7 @@ func tarCheck(z *analyzer, c *cmd, r *tableRun) {
 	switch {
 	case extracts:
 		z.unsafe("tar extracts files, which may land anywhere the archive says: %s", c.text)
+		z.extracts(c, archive, st.cwd)
 		if !has("O", "to-stdout") && !has("to-command") {
 			z.writeFile(c, dir, false, "tar -x")
 			r.acts |= widens
@@ -269,6 +270,14 @@ func hUnzip(z *analyzer, c *cmd) {
 		target = *dir
 	}
 	z.writeFile(c, target, false, "unzip")
+	if len(operands) > 0 {
+		a := c.argv[operands[0]]
+		dir := c.st.cwd
+		if d, ok := z.absPath(target.val, c.st); ok && target.full {
+			dir = d
+		}
+		z.extracts(c, &a, dir)
+	}
 	z.unsafe("unzip extracts files, which may land anywhere the archive says: %s", c.text)
 	z.cannotBound(c, "unzip writes the files its archive names")
 }
@@ -386,5 +395,21 @@ func hCompress(z *analyzer, c *cmd) {
 	}
 	if out != nil && !stdout && !readOnly {
 		z.writeFile(c, *out, false, c.base)
+	}
+}
+
+// extracts notes where an extraction writes: when its archive was
+// downloaded by the line (or comes from its input, which a pipeline may
+// feed with a download), what it writes there came from the network.
+func (z *analyzer) extracts(c *cmd, archive *wordInfo, dir string) {
+	if dir == "" {
+		return
+	}
+	z.sink.meta[c.idx].extractDir = dir
+	if archive == nil || archive.val == "-" {
+		return // from its input: the pipeline decides
+	}
+	if a, ok := z.absPath(archive.val, c.st); ok && archive.full && z.sink.wasDownloaded(a) {
+		z.sink.downloadedDirs = append(z.sink.downloadedDirs, dir)
 	}
 }

@@ -2,7 +2,11 @@ package shell
 
 // awk: programs that may run commands or write files.
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
 
 func init() {
 	register(&program{check: awkCheck, rest: asRead, opts: []option{
@@ -70,6 +74,45 @@ func awkCheck(z *analyzer, c *cmd, r *tableRun) {
 		}
 		if strings.Contains(w.val, "system") || strings.ContainsAny(w.val, "|>") || strings.Contains(w.val, "getline") || strings.Contains(w.val, "@") {
 			z.unsafe("awk program may run commands or write files (system, |, >, getline or @load): %s", w.text)
+			z.awkCommands(c, w.val)
 		}
 	}
+}
+
+// awkRuns finds the commands an awk program runs: system("…"), print |
+// "…", "…" | getline, and gawk's network files (/inet/tcp/…).
+var awkRuns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`system\s*\(\s*(?:("(?:[^"\\]|\\.)*")\s*\))?|\|&?\s*("(?:[^"\\]|\\.)*")?|("(?:[^"\\]|\\.)*")?\s*\|&?\s*getline`)
+})
+
+// awkCommands judges the commands an awk program runs: a literal command
+// is analysed as the shell script it is (awk 'BEGIN{system("rm -rf ~")}'
+// is rm -rf ~); one built at run time is hidden code; /inet/ connects to
+// the network.
+func (z *analyzer) awkCommands(c *cmd, prog string) {
+	network := strings.Contains(prog, "/inet/")
+	built := false
+	// || is a logical or, not a pipe.
+	for _, m := range awkRuns().FindAllStringSubmatch(strings.ReplaceAll(prog, "||", "  "), -1) {
+		lit := m[1] + m[2] + m[3]
+		if lit == "" {
+			built = true
+			continue
+		}
+		z.script(awkString(lit), c.st, "awk")
+	}
+	switch {
+	case network && built:
+		z.dangerous(escalates, "awk connects to the network (/inet/) and runs commands, as a reverse shell does: %s", c.text)
+	case network:
+		z.dangerous(leaks, "awk connects to the network (/inet/), so it can send any file away: %s", c.text)
+	case built:
+		z.dangerous(escalates, "awk runs commands built at run time, hidden from review: %s", c.text)
+	}
+}
+
+// awkString decodes an awk string literal (with its quotes).
+func awkString(lit string) string {
+	lit = strings.TrimSuffix(strings.TrimPrefix(lit, `"`), `"`)
+	return strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\n`, "\n", `\t`, "\t").Replace(lit)
 }

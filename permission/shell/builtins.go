@@ -86,6 +86,15 @@ func hAlias(z *analyzer, c *cmd) {
 	}
 	z.unsafe("alias makes a word run another command: %s", c.text)
 	c.noFiles = true
+	// What the alias stands for runs once the alias is used (a later line,
+	// or with expand_aliases): it is judged now.
+	for _, w := range c.argv[1:] {
+		if name, val, ok := strings.Cut(w.val, "="); ok && name != "" && w.full {
+			z.script(val, c.st, "alias "+name)
+		} else if ok && !w.full {
+			z.dangerous(escalates, "alias %s stands for a command only known at run time: %s", name, c.text)
+		}
+	}
 }
 
 func hTrap(z *analyzer, c *cmd) {

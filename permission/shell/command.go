@@ -56,7 +56,12 @@ func (z *analyzer) call(c *syntax.CallExpr, in state) flow {
 		f := z.factsSince(start)
 		words[i].subDownload, words[i].subDecode, words[i].subSecret = f.download, f.decode, f.secretOut
 		for k := start; k < len(z.sink.a.Commands); k++ {
-			words[i].subProgs = append(words[i].subProgs, z.sink.a.Commands[k].Program)
+			canon := z.sink.a.Commands[k].Canon
+			name := z.sink.a.Commands[k].Program
+			if len(canon) > 1 && name == "git" {
+				name += " " + canon[1]
+			}
+			words[i].subProgs = append(words[i].subProgs, name)
 		}
 	}
 	for _, as := range c.Assigns {
@@ -155,8 +160,13 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 	c.base = path.Base(c.prog)
 	if strings.Contains(c.prog, "/") && !strings.HasPrefix(c.prog, "/") {
 		z.projectCode("%s runs a program from the workspace", c.prog)
-		if a, ok := z.absPath(c.prog, c.st); ok && z.sink.wasDownloaded(a) {
-			z.dangerous(escalates, "runs %s, which this command downloaded", c.prog)
+	}
+	if strings.Contains(c.prog, "/") {
+		for _, a := range z.absPaths(c.prog, c.st) {
+			if z.sink.wasDownloaded(a) {
+				z.dangerous(escalates, "runs %s, which this command downloaded", c.prog)
+				break
+			}
 		}
 	}
 	if z.funcs[c.prog] {

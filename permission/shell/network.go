@@ -110,7 +110,11 @@ func curlCheck(z *analyzer, c *cmd, r *tableRun) {
 		switch o.name {
 		case "o", "output":
 			if v.full {
-				if a, ok := z.absPath(path.Join(orDefault(outDir, "."), v.val), c.st); ok {
+				p := v.val
+				if !strings.HasPrefix(p, "/") {
+					p = path.Join(orDefault(outDir, "."), p)
+				}
+				if a, ok := z.absPath(p, c.st); ok {
 					z.sink.downloaded[a] = true
 				}
 			}

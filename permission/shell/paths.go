@@ -310,6 +310,8 @@ func (z *analyzer) destroyDir(a, what string, contents, broad bool) string {
 		return what + " " + a + ", the home directory"
 	case home != "" && within(home, a):
 		return what + " " + a + ", which holds the home directory"
+	case z.homeOf(a) == a:
+		return what + " " + a + ", a home directory"
 	case ws != "" && a == ws && (!contents || broad):
 		return what + " " + a + ", the workspace itself"
 	case ws != "" && within(ws, a) && a != ws:

@@ -29,6 +29,9 @@ func (z *analyzer) secretPath(a string) string {
 		return ""
 	}
 	last := parts[len(parts)-1]
+	if strings.HasSuffix(last, ".pub") || strings.HasPrefix(last, "known_hosts") || strings.HasPrefix(last, "authorized_keys") {
+		return "" // public keys and host lists are meant to be shared
+	}
 	switch {
 	case last == ".env" || strings.HasPrefix(last, ".env.") && !envExamples[last]:
 		return a + " is an environment file, which usually holds credentials"

@@ -177,6 +177,11 @@ type cmdMeta struct {
 	// lang is the language of an interpreter reading its program from
 	// standard input (python, node, perl, …).
 	lang string
+	// socket: one of its words names /dev/tcp or /dev/udp (cp f
+	// /dev/tcp/host/80): what it writes goes over the network.
+	socket bool
+	// extractDir is where an extraction writes (tar -x, unzip).
+	extractDir string
 }
 
 func newSink(a *Analysis) *sink {

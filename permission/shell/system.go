@@ -99,11 +99,13 @@ func hKill(z *analyzer, c *cmd) {
 
 // hPkill: pkill -u/killall -u with no pattern kills every process of a user.
 func hPkill(z *analyzer, c *cmd) {
-	user := false
-	pattern := false
+	user, pattern, all := false, false, false
+	regex := c.base == "pkill"
 	for i := 1; i < len(c.argv); i++ {
 		a := c.argv[i].val
 		switch {
+		case a == "-r" || a == "--regexp":
+			regex = true
 		case a == "-u" || a == "-U" || a == "--user" || a == "--euid" || a == "--uid":
 			user = true
 			i++
@@ -114,13 +116,18 @@ func hPkill(z *analyzer, c *cmd) {
 				i++
 			}
 		default:
-			if a != "." && a != ".*" && a != "" {
+			if matchesAll[a] {
+				all = true
+			} else {
 				pattern = true
 			}
 		}
 	}
-	if user && !pattern {
+	switch {
+	case user && !pattern:
 		z.dangerous(destroys, "%s without a pattern kills every process of a user: %s", c.base, c.text)
+	case all && regex:
+		z.dangerous(destroys, "%s with a pattern that matches every name kills every process it may: %s", c.base, c.text)
 	}
 }
 
@@ -158,3 +165,6 @@ func hServices(z *analyzer, c *cmd) {
 		}
 	}
 }
+
+// matchesAll are process-name patterns that match every name.
+var matchesAll = set("", ".", ".*", "^", "$", "^.*$", ".+", "^.", "[a-z]*", "*")

@@ -26,6 +26,11 @@ type analyzer struct {
 	nonNumeric map[string]bool
 	// funcs are the functions this script defines.
 	funcs map[string]bool
+	// ifs holds the characters besides blanks the script may set IFS to:
+	// unquoted values split at them too (IFS=,; x=rm,-rf,~; $x).
+	// ifsUnknown: it sets IFS to something only known at run time.
+	ifs        string
+	ifsUnknown bool
 }
 
 func newAnalyzer(src string, opt Options, s *sink, depth int) *analyzer {
@@ -248,11 +253,32 @@ func (z *analyzer) prepass(f *syntax.File) {
 			z.nonNumeric[name] = true
 		}
 	})
+	ifsFixed := false
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
-			z.funcs[fd.Name.Value] = true
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			if n.Name != nil {
+				z.funcs[n.Name.Value] = true
+			}
+		case *syntax.Assign:
+			if n.Name != nil && n.Name.Value == "IFS" {
+				ifsFixed = true
+				if n.Value == nil {
+					break
+				}
+				if v := z.resolve(n.Value, z.initialState()); v.full {
+					z.ifs += v.val
+				} else {
+					z.ifsUnknown = true
+				}
+			}
 		}
 		return true
+	})
+	z.collectAssigned(f, func(name string, _ bool) {
+		if name == "IFS" && !ifsFixed {
+			z.ifsUnknown = true // read IFS, printf -v IFS, a loop over it
+		}
 	})
 }
 
@@ -865,6 +891,7 @@ func (z *analyzer) redirects(s *syntax.Stmt, st state, start int) {
 		download = downloaders[canonical(path.Base(z.resolve(c.Args[0], st).val))]
 	}
 	for _, r := range s.Redirs {
+		subs := len(z.sink.a.Commands)
 		if r.Word != nil {
 			z.wordSubs(r.Word, st)
 		}
@@ -872,6 +899,9 @@ func (z *analyzer) redirects(s *syntax.Stmt, st state, start int) {
 			// An unquoted here-document body expands: its $(…) run.
 			// A quoted one is plain text (its parts are literals only).
 			z.wordSubs(r.Hdoc, st)
+		}
+		if r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
+			z.hereDanger(start, subs, st)
 		}
 		if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
 			// {var}>file allocates a descriptor into var.

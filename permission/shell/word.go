@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -38,11 +39,15 @@ type wordInfo struct {
 	// prevDir: the word starts with ~- and the directory before the last
 	// cd is not known (it comes from outside the line).
 	prevDir bool
+	// tildeHome: the word starts with ~user (or ~ with no known home): a
+	// home directory the analyser cannot name.
+	tildeHome bool
 	// subDownload: one of its substitutions runs a downloader; subDecode:
 	// one decodes hidden text; subSecret: one prints secrets (set by
 	// call, after walking the substitutions).
 	subDownload, subDecode, subSecret bool
-	// subProgs are the programs its substitutions run.
+	// subProgs are the programs its substitutions run (git with its
+	// subcommand).
 	subProgs []string
 	// split: the word's value is known but splits into fields (an
 	// unquoted variable holding spaces); fields are the words it becomes.
@@ -78,12 +83,15 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 	splitNeeded, unquotedKnown, quotedPart := false, false, false
 	expansion := func(v string, ok bool, fallback string, quoted bool, lv *varVal) {
 		info.dyn = true
+		if ok && !quoted && z.ifsUnknown {
+			ok = false // split at characters only known at run time
+		}
 		if ok {
 			if !quoted {
 				// Unquoted, the value is split into fields and globbed.
 				unquotedKnown = true
 				for k := 0; k < len(v); k++ {
-					if v[k] == ' ' || v[k] == '\t' || v[k] == '\n' {
+					if v[k] == ' ' || v[k] == '\t' || v[k] == '\n' || strings.IndexByte(z.ifs, v[k]) >= 0 {
 						if splitPos == nil {
 							splitPos = map[int]bool{}
 						}
@@ -148,8 +156,9 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 					lit.WriteString(prefix)
 					s = s[len(prefix):]
 				case prefix != "":
-					// ~user, or ~ with no known home.
+					// ~user, or ~ with no known home: a home directory.
 					info.dyn = true
+					info.tildeHome = true
 					expansion("", false, "", false, nil)
 					lit.WriteString(prefix)
 					s = s[len(prefix):]
@@ -277,6 +286,17 @@ func (z *analyzer) expand(part syntax.WordPart, st state) (val string, ok bool, 
 					return d.val, true, "", nil
 				}
 				return "", false, d.val, nil
+			case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+				// ${HOME%/*} is /home: a known value trimmed by a fixed
+				// pattern is known.
+				pat := z.resolve(p.Exp.Word, st)
+				if !known || !pat.full || p.Exp.Word == nil {
+					return "", false, "", nil
+				}
+				if out, ok := trimPattern(v.val, z.text(p.Exp.Word), p.Exp.Op); ok {
+					return out, true, "", nil
+				}
+				return "", false, "", nil
 			default:
 				return "", false, "", nil
 			}
@@ -707,4 +727,87 @@ func (z *analyzer) testExpr(e syntax.TestExpr, st state) {
 func isOldpwd(part syntax.WordPart) bool {
 	p, ok := part.(*syntax.ParamExp)
 	return ok && p.Param != nil && p.Param.Value == "OLDPWD" && p.Exp == nil && !p.Excl && !p.Length
+}
+
+// trimPattern removes the shortest or longest prefix or suffix of val that
+// the shell pattern (as written) matches, as ${v%p}, ${v%%p}, ${v#p} and
+// ${v##p} do. ok is false for a pattern it cannot read.
+func trimPattern(val, pattern string, op syntax.ParExpOperator) (string, bool) {
+	re, ok := patternRegexp(pattern)
+	if !ok {
+		return "", false
+	}
+	match := func(s string) bool { return re.MatchString(s) }
+	n := len(val)
+	switch op {
+	case syntax.RemSmallSuffix:
+		for i := n; i >= 0; i-- {
+			if match(val[i:]) {
+				return val[:i], true
+			}
+		}
+	case syntax.RemLargeSuffix:
+		for i := 0; i <= n; i++ {
+			if match(val[i:]) {
+				return val[:i], true
+			}
+		}
+	case syntax.RemSmallPrefix:
+		for i := 0; i <= n; i++ {
+			if match(val[:i]) {
+				return val[i:], true
+			}
+		}
+	case syntax.RemLargePrefix:
+		for i := n; i >= 0; i-- {
+			if match(val[:i]) {
+				return val[i:], true
+			}
+		}
+	}
+	return val, true
+}
+
+// patternRegexp translates a shell pattern as written (quotes make
+// characters literal) into an anchored regular expression.
+func patternRegexp(p string) (*regexp.Regexp, bool) {
+	var b strings.Builder
+	b.WriteString("^")
+	quote := byte(0)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '\\' && i+1 < len(p):
+			i++
+			b.WriteString(regexp.QuoteMeta(string(p[i])))
+		case c == '*':
+			b.WriteString("(?s:.*)")
+		case c == '?':
+			b.WriteString("(?s:.)")
+		case c == '[':
+			j := strings.IndexByte(p[i+1:], ']')
+			if j < 0 {
+				return nil, false
+			}
+			class := p[i+1 : i+1+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, "\\", "\\\\") + "]")
+			i += j + 1
+		case c == '$' || c == '`':
+			return nil, false // an expansion in the pattern
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	return re, err == nil
 }

@@ -110,6 +110,9 @@ func hEnv(z *analyzer, c *cmd) {
 			"debug": 'n', "default-signal": 'o', "ignore-signal": 'o', "block-signal": 'o', "list-signal-handling": 'n', "argv0": 'r'}})
 	if p.has("S", "split-string") {
 		z.unsafe("env -S splits a string into a command: %s", c.text)
+		for _, o := range p.get("S", "split-string") {
+			z.scriptArg(c, optValue(c, o), "env -S")
+		}
 	}
 	for _, o := range p.opts {
 		if (o.name == "u" || o.name == "unset") && o.valIdx >= 0 {
