@@ -85,6 +85,12 @@ var awkRuns = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`system\s*\(\s*(?:("(?:[^"\\]|\\.)*")\s*\))?|\|&?\s*("(?:[^"\\]|\\.)*")?|("(?:[^"\\]|\\.)*")?\s*\|&?\s*getline`)
 })
 
+// awkWrites finds the files an awk program writes by name: print >
+// "file", printf >> "file".
+var awkWrites = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bprintf?\b[^;}|]*?(>>?)\s*("(?:[^"\\]|\\.)*"|[^\s"=])`)
+})
+
 // awkCommands judges the commands an awk program runs: a literal command
 // is analysed as the shell script it is (awk 'BEGIN{system("rm -rf ~")}'
 // is rm -rf ~); one built at run time is hidden code; /inet/ connects to
@@ -100,6 +106,14 @@ func (z *analyzer) awkCommands(c *cmd, prog string) {
 			continue
 		}
 		z.script(awkString(lit), c.st, "awk")
+	}
+	for _, m := range awkWrites().FindAllStringSubmatch(prog, -1) {
+		if !strings.HasPrefix(m[2], `"`) {
+			z.cannotBound(c, "awk writes files it names at run time")
+			continue
+		}
+		f := awkString(m[2])
+		z.writeFile(c, wordInfo{text: f, lit: f, val: f, full: true}, m[1] == ">>", "awk print >")
 	}
 	switch {
 	case network && built:

@@ -65,6 +65,7 @@ func hGo(z *analyzer, c *cmd) {
 		for _, w := range c.argv[2:] {
 			if w.val == "-w" || w.val == "-u" {
 				z.unsafe("go env %s changes the configuration of every later go command: %s", w.val, c.text)
+				z.dangerous(escalates, "go env %s changes the configuration of every later go command (GOFLAGS can name programs to run): %s", w.val, c.text)
 			}
 		}
 	case "run", "test", "generate", "tool", "build", "vet", "install":
@@ -154,6 +155,7 @@ func hNpm(z *analyzer, c *cmd) {
 	if sub == "config" || sub == "c" || sub == "set" {
 		if sub == "set" || subIdx+1 < len(c.argv) && set("set", "edit", "delete", "fix", "rm")[c.argv[subIdx+1].val] {
 			z.unsafe("%s config changes the configuration of every later %s command (it can set the shell scripts run with): %s", c.base, c.base, c.text)
+			z.dangerous(escalates, "%s config changes the configuration of every later %s command (its registry, the shell its scripts run with): %s", c.base, c.base, c.text)
 		}
 		return
 	}
@@ -236,6 +238,7 @@ func hPip(z *analyzer, c *cmd) {
 		for _, w := range c.argv[2:] {
 			if w.val == "set" || w.val == "edit" || w.val == "unset" {
 				z.unsafe("pip config %s changes the configuration of every later pip command: %s", w.val, c.text)
+				z.dangerous(escalates, "pip config %s changes the configuration of every later pip command (the index packages come from): %s", w.val, c.text)
 			}
 		}
 	}

@@ -52,6 +52,9 @@ func hCloudCopy(z *analyzer, c *cmd) {
 	remote := func(s string) bool {
 		return strings.Contains(s, "://") || c.base == "rclone" && isRemote(s)
 	}
+	if c.base == "gh" && val(0) == "config" && val(1) == "set" && (val(2) == "editor" || val(2) == "pager" || val(2) == "browser" || val(2) == "http_unix_socket") {
+		z.dangerous(escalates, "gh config set %s names a program gh runs later: %s", val(2), c.text)
+	}
 	var srcs []int
 	dst := -1
 	switch {

@@ -131,7 +131,7 @@ func (z *analyzer) runsText(start int, text string, st state, what string) {
 			return
 		}
 		if lang := z.sink.meta[i].lang; lang != "" {
-			z.inlineCode(lang, text, z.sink.a.Commands[i].Text)
+			z.inlineCode(lang, text, z.sink.a.Commands[i].Text, st)
 			return
 		}
 	}

@@ -500,6 +500,39 @@ func (z *analyzer) gitWrites(c *cmd, sub string, args []wordInfo) {
 				break
 			}
 		}
+	case "worktree", "submodule":
+		// git worktree add PATH, git submodule add URL [PATH]: a
+		// directory filled with files.
+		if len(args) < 2 || args[0].val != "add" {
+			break
+		}
+		var ops []wordInfo
+		for k := 1; k < len(args); k++ {
+			a := args[k].val
+			switch {
+			case a == "-b" || a == "-B" || a == "--branch" || a == "--name" || a == "--reference" || a == "--depth" || a == "--reason":
+				k++
+			case strings.HasPrefix(a, "-"):
+			default:
+				ops = append(ops, args[k])
+			}
+		}
+		if sub == "submodule" {
+			if len(ops) == 0 || !ops[0].full {
+				break
+			}
+			if len(ops) == 1 {
+				name := strings.TrimSuffix(path.Base(strings.TrimSuffix(ops[0].val, "/")), ".git")
+				ops = append(ops, wordInfo{text: name, lit: name, val: name, full: true})
+			}
+			if a, ok := z.absPath(ops[1].val, c.st); ok && ops[1].full {
+				z.sink.downloadedDirs = append(z.sink.downloadedDirs, a)
+			}
+			ops = ops[1:]
+		}
+		if len(ops) > 0 {
+			z.writeFile(c, ops[0], false, "git "+sub+" add")
+		}
 	case "checkout-index":
 		for k, w := range args {
 			p, ok := strings.CutPrefix(w.val, "--prefix=")

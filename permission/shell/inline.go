@@ -6,6 +6,7 @@ package shell
 // time), reaching the network — whatever the rest of the code does.
 
 import (
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -65,13 +66,40 @@ var codeRules = sync.OnceValue(func() map[string][]codeRule {
 	return rules
 })
 
+// codeWrites find the files inline code writes by a literal name (the
+// last group of each match): open("f", "w"), fs.writeFileSync("f", …),
+// File.write("f", …), file_put_contents("f", …).
+var codeWrites = sync.OnceValue(func() map[string][]*regexp.Regexp {
+	c := regexp.MustCompile
+	return map[string][]*regexp.Regexp{
+		"python": {c(`\bopen\s*\(\s*['"]([^'"]+)['"]\s*,\s*['"][^'"]*[wax+]`),
+			c(`Path\s*\(\s*['"]([^'"]+)['"]\s*\)\s*\.\s*write_(?:text|bytes)`)},
+		"js":   {c(`\b(?:writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream)\s*\(\s*['"\x60]([^'"\x60]+)['"\x60]`)},
+		"perl": {c(`\bopen\s*\(?\s*\$?\w+\s*,\s*['"](?:>>?|\+[<>])\s*([^'"]+)['"]`), c(`\bopen\s*\(?\s*\$?\w+\s*,\s*['"](?:>>?|\+[<>])['"]\s*,\s*['"]([^'"]+)['"]`)},
+		"ruby": {c(`\bFile\s*\.\s*(?:write|open)\s*\(\s*['"]([^'"]+)['"]\s*,\s*['"][wa]`), c(`\bFile\s*\.\s*write\s*\(\s*['"]([^'"]+)['"]`)},
+		"php":  {c(`\bfile_put_contents\s*\(\s*['"]([^'"]+)['"]`), c(`\bfopen\s*\(\s*['"]([^'"]+)['"]\s*,\s*['"][wax]`)},
+		"lua":  {c(`\bio\s*\.\s*open\s*\(\s*['"]([^'"]+)['"]\s*,\s*['"][wa]`)},
+	}
+})
+
 // inlineCode judges code an interpreter runs from the command line, a
 // here-document or piped text: deleting files destroys; running programs
 // or code built at run time escalates (what runs is hidden from review); a
 // network connection leaks (it can send any file), and with a program run
 // it is a reverse shell.
-func (z *analyzer) inlineCode(interp, code, text string) {
+func (z *analyzer) inlineCode(interp, code, text string, st state) {
 	lang := codeLangs[canonical(interp)]
+	literal := false
+	for _, re := range codeWrites()[lang] {
+		for _, m := range re.FindAllStringSubmatch(code, -1) {
+			f := m[len(m)-1]
+			literal = true
+			z.target(wordInfo{text: f, lit: f, val: f, full: true}, st, false, interp+" code", "writes")
+		}
+	}
+	if !literal && lang != "" {
+		z.codeNamesStartupFile(interp, code, text)
+	}
 	found := map[string]string{}
 	for _, r := range codeRules()[lang] {
 		if m := r.re.FindString(code); m != "" && found[r.kind] == "" {
@@ -88,5 +116,39 @@ func (z *analyzer) inlineCode(interp, code, text string) {
 		z.dangerous(escalates, "%s code runs programs or code built at run time (%s), hidden from review: %s", interp, run, text)
 	case net != "":
 		z.dangerous(leaks, "%s code reaches the network (%s), so it can send any file away: %s", interp, net, text)
+	}
+}
+
+// codeStrings finds the string literals of inline code.
+var codeStrings = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`'([^'\\]|\\.)*'|"([^"\\]|\\.)*"|\x60([^\x60\\]|\\.)*\x60`)
+})
+
+// codeWriting are the calls through which inline code changes files.
+var codeWriting = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(write\w*|append\w*|file_put_contents|copy\w*|symlink\w*|rename\w*|createWriteStream)\b|\bf?open\s*\([^)]*['"][wax+]['"b]|\bopen\s*\(?\s*\$?\w+\s*,\s*['"]\s*(>|\+<)`)
+})
+
+// codeNamesStartupFile: code that writes files and names a start-up file,
+// key directory or system tree in a literal (process.env.HOME +
+// "/.bashrc", os.path.expanduser("~/.ssh/authorized_keys")) escalates,
+// though the analyser cannot name the file it writes.
+func (z *analyzer) codeNamesStartupFile(interp, code, text string) {
+	if !codeWriting().MatchString(code) {
+		return
+	}
+	for _, lit := range codeStrings().FindAllString(code, -1) {
+		s := strings.Trim(lit, "'\"\x60")
+		if !strings.Contains(s, "/") && !strings.HasPrefix(s, ".") {
+			continue
+		}
+		// As written, and as a part after a home directory (HOME +
+		// "/.bashrc", "~/.ssh/authorized_keys").
+		for _, a := range []string{path.Clean("/" + strings.TrimPrefix(s, "/")), path.Join("/home/someone", strings.TrimPrefix(s, "~"))} {
+			if r := z.protectedWrite(a); r.reason != "" && r.cat == escalates {
+				z.dangerous(escalates, "%s code writes files and names %s, a start-up file, key or system path: %s", interp, s, text)
+				return
+			}
+		}
 	}
 }

@@ -156,7 +156,7 @@ func (z *analyzer) inlineArg(c *cmd, w wordInfo, modules string) {
 	case !w.full:
 		z.dangerous(escalates, "%s runs code only known at run time, hidden from review: %s", c.base, c.text)
 	default:
-		z.inlineCode(c.base, modules+w.val, c.text)
+		z.inlineCode(c.base, modules+w.val, c.text, c.st)
 	}
 }
 

@@ -124,6 +124,22 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 		switch p := part.(type) {
 		case *syntax.Lit:
 			s := p.Value
+			if i == 0 && !strings.HasPrefix(s, "~") {
+				// of=~/x and PATH=~/a:~/b look like assignments: bash
+				// expands a tilde after the = and after each :.
+				if out, changed, unknown := z.assignTildes(s, len(w.Parts) == 1); changed {
+					if unknown {
+						info.dyn = true
+						expansion("", false, "", false, nil)
+					}
+					v, glob := unquoteLit(out)
+					info.glob = info.glob || glob
+					info.dyn = info.dyn || glob
+					lit.WriteString(v)
+					val.WriteString(v)
+					continue
+				}
+			}
 			if i == 0 && strings.HasPrefix(s, "~") {
 				prefix := s
 				if j := strings.IndexByte(s, '/'); j >= 0 {
@@ -810,4 +826,44 @@ func patternRegexp(p string) (*regexp.Regexp, bool) {
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	return re, err == nil
+}
+
+// assignTildes expands the tilde-prefixes of a word that looks like an
+// assignment (name=~/x, name=a:~/b), as bash does for any such word: after
+// the first = and after each following :. changed says whether there was
+// one; unknown whether one is only known at run time (~user, ~+, ~-, or ~
+// with no known home). alone: the literal is the whole word (a prefix at
+// its end is complete).
+func (z *analyzer) assignTildes(s string, alone bool) (out string, changed, unknown bool) {
+	eq := strings.IndexByte(s, '=')
+	if eq <= 0 || !isName(s[:eq]) || strings.ContainsAny(s, "\\") {
+		return s, false, false
+	}
+	var b strings.Builder
+	b.WriteString(s[:eq+1])
+	segs := strings.Split(s[eq+1:], ":")
+	for k, seg := range segs {
+		if k > 0 {
+			b.WriteByte(':')
+		}
+		if !strings.HasPrefix(seg, "~") {
+			b.WriteString(seg)
+			continue
+		}
+		prefix, rest := seg, ""
+		if j := strings.IndexByte(seg, '/'); j >= 0 {
+			prefix, rest = seg[:j], seg[j:]
+		} else if k == len(segs)-1 && !alone {
+			b.WriteString(seg) // ~"x": a quoted tilde-prefix is not expanded
+			continue
+		}
+		changed = true
+		if prefix == "~" && z.opt.Home != "" {
+			b.WriteString(z.opt.Home + rest)
+			continue
+		}
+		unknown = true
+		b.WriteString(rest)
+	}
+	return b.String(), changed, unknown
 }
