@@ -65,6 +65,9 @@ func hSource(z *analyzer, c *cmd) {
 	} else {
 		z.stdinProgram(c)
 	}
+	if z.sink.meta[c.idx].interp {
+		z.sink.meta[c.idx].shell = true // . /dev/stdin <<< '…': its script
+	}
 	st := c.st
 	st = st.lostCwd()
 	st.varsUnknown = true

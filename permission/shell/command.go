@@ -183,8 +183,9 @@ func (z *analyzer) simple(c *cmd) (out flow) {
 	if downloaders[c.base] {
 		z.sink.meta[c.idx].download = true
 	}
-	projectCode := len(z.sink.a.ProjectCode)
+	projectCode, writes := len(z.sink.a.ProjectCode), len(z.sink.a.Effects.Writes)
 	z.judge(c, programs[c.base])
+	z.carries(c.idx, writes)
 	if len(z.sink.a.ProjectCode) > projectCode && c.st.cwd != "" && z.sink.wasDownloaded(c.st.cwd) {
 		z.dangerous(escalates, "%s runs code of a repository this command downloaded: %s", c.base, c.text)
 	}

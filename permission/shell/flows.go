@@ -76,9 +76,21 @@ func (z *analyzer) pipeline(c *syntax.BinaryCmd, in state) {
 	slices.Reverse(elems)
 	var download, decode, secret, shell, network string
 	for k, e := range elems {
-		start := len(z.sink.a.Commands)
+		start, writes := len(z.sink.a.Commands), len(z.sink.a.Effects.Writes)
 		z.stmt(e, in)
 		f := z.factsSince(start)
+		for _, w := range z.sink.a.Effects.Writes[min(writes, len(z.sink.a.Effects.Writes)):] {
+			// … | tee x, … | base64 -d > x: the text that flows in.
+			if secret != "" {
+				z.sink.tainted[w] = true
+			}
+			if download != "" || decode != "" {
+				z.sink.downloaded[w] = true
+			}
+		}
+		if k > 0 {
+			z.xargsInput(start, elems[:k], in)
+		}
 		if k > 0 && f.runsStdin {
 			if text, ok := z.pipedText(elems[:k], in); ok {
 				z.runsText(start, text, in, "a shell reading piped text")
@@ -321,4 +333,65 @@ func (z *analyzer) anySocket(start int) bool {
 		}
 	}
 	return false
+}
+
+// xargsInput: echo ~ | xargs rm -rf is rm -rf ~. When xargs gets literal
+// words from the pipe, the command it builds is analysed.
+func (z *analyzer) xargsInput(start int, before []*syntax.Stmt, st state) {
+	if start+1 >= len(z.sink.a.Commands) || z.sink.a.Commands[start].Program != "xargs" {
+		return
+	}
+	for _, a := range z.sink.a.Commands[start].Args[1:] {
+		if strings.HasPrefix(a, "-I") || strings.HasPrefix(a, "-i") || strings.HasPrefix(a, "--replace") ||
+			a == "-a" || strings.HasPrefix(a, "--arg-file") || strings.HasPrefix(a, "-0") || a == "--null" {
+			return
+		}
+	}
+	text, ok := z.pipedText(before, st)
+	if !ok {
+		return
+	}
+	inner := z.sink.a.Commands[start+1]
+	var words []string
+	for i, a := range inner.Args {
+		if inner.Dynamic[i] {
+			words = append(words, a)
+		} else {
+			words = append(words, shellQuote(a))
+		}
+	}
+	for _, f := range strings.Fields(text) {
+		words = append(words, shellQuote(f))
+	}
+	z.script(strings.Join(words, " "), st, "xargs with piped words")
+}
+
+// shellQuote quotes a word for the shell, leaving a leading ~ to expand.
+func shellQuote(s string) string {
+	if s == "~" || strings.HasPrefix(s, "~/") {
+		return "~" + shellQuote(s[1:])
+	}
+	if s == "" {
+		return ""
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// carries marks the files written since writes (an index of
+// Effects.Writes) by the commands from start on: what they write holds
+// what they printed or read — secrets (cp .env x, cat key > x) or a
+// download (curl … | base64 -d > a).
+func (z *analyzer) carries(start, writes int) {
+	f := z.factsSince(start)
+	if !f.secretOut && !f.download {
+		return
+	}
+	for _, w := range z.sink.a.Effects.Writes[min(writes, len(z.sink.a.Effects.Writes)):] {
+		if f.secretOut {
+			z.sink.tainted[w] = true
+		}
+		if f.download {
+			z.sink.downloaded[w] = true
+		}
+	}
 }

@@ -239,6 +239,16 @@ func hGit(z *analyzer, c *cmd) {
 	z.gitFlags(c, sub, args)
 	z.gitWrites(c, sub, args)
 	switch sub {
+	case "add":
+		for _, w := range args {
+			if strings.HasPrefix(w.val, "-") && w.full {
+				continue
+			}
+			if why := z.secretWord(w, c.st); why != "" {
+				z.dangerous(leaks, "git add stages a secret, which a commit and a push send to every clone: %s (%s)", c.text, why)
+				break
+			}
+		}
 	case "clone":
 		z.gitClone(c, args)
 	case "apply", "am":

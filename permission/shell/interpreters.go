@@ -96,6 +96,9 @@ func hInterp(z *analyzer, c *cmd) {
 			z.unsafe("%s -%s edits files in place: %s", c.base, o.name, c.text)
 		case contains(spec.module, o.name):
 			z.projectCode("%s -%s %s loads code that the workspace may provide", c.base, o.name, o.val)
+			if c.base == "python" && (o.val == "http.server" || o.val == "SimpleHTTPServer") {
+				z.servesFiles(c, p.operands)
+			}
 			if o.name == "m" || o.name == "r" || o.name == "require" || o.name == "import" {
 				inline = true // python -m runs a module instead of a script
 			}
@@ -227,5 +230,31 @@ func hBun(z *analyzer, c *cmd) {
 		if !strings.HasPrefix(sub, "-") {
 			z.projectCode("bun runs %s", sub)
 		}
+	}
+}
+
+// servesFiles: python -m http.server publishes a directory (-d, or the
+// working directory) to the network; a home directory or a secret one
+// leaks.
+func (z *analyzer) servesFiles(c *cmd, operands []int) {
+	dir := c.st.cwd
+	for k, i := range operands {
+		w := c.argv[i]
+		c.argv[i].nonPath = true
+		v, ok := strings.CutPrefix(w.val, "--directory=")
+		if !ok && (w.val == "-d" || w.val == "--directory") && k+1 < len(operands) {
+			v, ok = c.argv[operands[k+1]].val, true
+		}
+		if ok {
+			if a, ok := z.absPath(v, c.st); ok {
+				dir = a
+			}
+		}
+	}
+	if dir == "" {
+		return
+	}
+	if z.homeOf(dir) == dir || z.secretPath(dir) != "" || dir == "/" {
+		z.dangerous(leaks, "%s serves %s to the network, secrets and all: %s", c.base, dir, c.text)
 	}
 }

@@ -4,12 +4,17 @@ package shell
 // their input goes to another host; with a program attached (nc -e, socat
 // EXEC:) another host runs commands here.
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 func init() {
 	register(&program{handler: hNetcat, unbounded: "reaches the network"}, "nc", "ncat", "netcat", "nc.openbsd", "nc.traditional")
 	register(&program{handler: hSocat, unbounded: "reaches the network"}, "socat")
 	register(&program{handler: hTelnet, unbounded: "reaches the network"}, "telnet")
+	register(&program{handler: hTunnel, unbounded: "reaches the network"}, "ngrok", "cloudflared", "lt", "localtunnel", "bore",
+		"chisel", "frpc", "tailscale")
 }
 
 // hNetcat: -e and -c (ncat --exec, --sh-exec, --lua-exec) connect a
@@ -112,4 +117,23 @@ func hTelnet(z *analyzer, c *cmd) {
 	for i := range c.argv[1:] {
 		c.argv[i+1].nonPath = true
 	}
+}
+
+// hTunnel: ngrok, cloudflared tunnel, localtunnel, bore, chisel, frpc and
+// tailscale funnel publish local ports to the internet: a way in for
+// other hosts.
+func hTunnel(z *analyzer, c *cmd) {
+	for _, w := range c.argv[1:] {
+		switch w.val {
+		case "--version", "version", "-v", "--help", "help", "status", "login", "update":
+			return
+		}
+	}
+	if c.base == "cloudflared" && (len(c.argv) < 2 || c.argv[1].val != "tunnel" && c.argv[1].val != "access") {
+		return
+	}
+	if c.base == "tailscale" && !slices.ContainsFunc(c.argv[1:], func(w wordInfo) bool { return w.val == "funnel" || w.val == "serve" }) {
+		return
+	}
+	z.dangerous(escalates, "%s publishes a local port to other hosts, a way in to this machine: %s", c.base, c.text)
 }

@@ -11,7 +11,62 @@ func init() {
 	register(wrapper(hSudo), "sudo")
 	register(wrapper(hDoas), "doas")
 	register(wrapper(hSu), "su")
-	register(wrapper(hAsRoot), "pkexec", "run0", "runuser", "sudoedit")
+	register(wrapper(hAsRoot), "pkexec", "run0", "sudoedit")
+	register(wrapper(hRunuser), "runuser", "sg")
+	register(wrapper(hNsenter), "nsenter")
+}
+
+// hRunuser: runuser -u USER CMD…, runuser [-l] USER -c CMD and sg GROUP
+// [-c] CMD run a command as another user or group.
+func hRunuser(z *analyzer, c *cmd) {
+	z.unsafe("%s runs a command as another user or group: %s", c.base, c.text)
+	z.dangerous(escalates, "%s runs a command as another user or group: %s", c.base, c.text)
+	named := false
+	for i := 1; i < len(c.argv); i++ {
+		w := c.argv[i]
+		switch {
+		case w.val == "-c" || w.val == "--command" || w.val == "--session-command":
+			if i+1 < len(c.argv) {
+				c.argv[i+1].nonPath = true
+				z.scriptArg(c, c.argv[i+1], c.base+" -c")
+			}
+			return
+		case w.val == "--":
+			z.inner(c, i+1, len(c.argv), nil)
+			return
+		case w.val == "-u" || w.val == "-g" || w.val == "-G" || w.val == "--user" || w.val == "--group" || w.val == "-s" || w.val == "--shell":
+			i++
+			named = true
+		case strings.HasPrefix(w.val, "-"):
+		case !named:
+			named = true // the user or group
+		default:
+			z.inner(c, i, len(c.argv), nil)
+			return
+		}
+	}
+}
+
+// hNsenter enters another process's namespaces (nsenter -t 1 -a: the
+// host's) and runs a command there.
+func hNsenter(z *analyzer, c *cmd) {
+	wrapperUnsafe(z, c)
+	z.dangerous(escalates, "nsenter runs a command in another process's namespaces, such as the host's: %s", c.text)
+	for i := 1; i < len(c.argv); i++ {
+		w := c.argv[i]
+		switch {
+		case w.val == "-t" || w.val == "--target" || w.val == "-S" || w.val == "--setuid" || w.val == "-G" || w.val == "--setgid" ||
+			w.val == "-r" || w.val == "-w" || w.val == "--root" || w.val == "--wd":
+			i++
+		case w.val == "--":
+			z.inner(c, i+1, len(c.argv), nil)
+			return
+		case strings.HasPrefix(w.val, "-"):
+		default:
+			z.inner(c, i, len(c.argv), nil)
+			return
+		}
+	}
 }
 
 // hAsRoot: pkexec, run0 and runuser run their arguments as another user.

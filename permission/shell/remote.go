@@ -32,6 +32,9 @@ func hSSH(z *analyzer, c *cmd) {
 		if o.valIdx >= 0 && o.name != "F" && o.name != "i" && o.name != "E" && o.name != "S" {
 			c.argv[o.valIdx].nonPath = true
 		}
+		if o.name == "R" {
+			z.dangerous(escalates, "ssh -R opens a port on another host that leads back to this machine: %s", c.text)
+		}
 		if o.name == "E" && o.valIdx >= 0 {
 			c.argv[o.valIdx].nonPath = true
 			z.writeFile(c, optValue(c, o), true, "ssh -E")

@@ -68,6 +68,9 @@ func (z *analyzer) secretWord(w wordInfo, st state) string {
 			if r := z.secretPath(a); r != "" {
 				return r
 			}
+			if z.sink.tainted[a] {
+				return a + " holds secrets this command copied there"
+			}
 		}
 	}
 	return ""

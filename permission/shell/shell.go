@@ -157,6 +157,9 @@ type sink struct {
 	// downloadedDirs are directories a download filled (git clone URL):
 	// what runs from them runs code from the network.
 	downloadedDirs []string
+	// tainted are files the line wrote with secrets in them (cp .env x,
+	// cat key > x, zip s.zip .env): sending one is sending the secret.
+	tainted map[string]bool
 }
 
 // cmdMeta is what the pipeline checks need to know about a command.
@@ -185,7 +188,7 @@ type cmdMeta struct {
 }
 
 func newSink(a *Analysis) *sink {
-	return &sink{a: a, seen: map[string]bool{}, downloaded: map[string]bool{}}
+	return &sink{a: a, seen: map[string]bool{}, downloaded: map[string]bool{}, tainted: map[string]bool{}}
 }
 
 func (s *sink) add(list *[]string, kind, reason string) {

@@ -464,7 +464,9 @@ func (z *analyzer) stmt(s *syntax.Stmt, in state) flow {
 			}
 		}
 	}
+	writes := len(z.sink.a.Effects.Writes)
 	z.redirects(s, in, start)
+	z.carries(start, writes)
 	if s.Negated {
 		f = same(f.any)
 	}
@@ -900,8 +902,8 @@ func (z *analyzer) redirects(s *syntax.Stmt, st state, start int) {
 			// A quoted one is plain text (its parts are literals only).
 			z.wordSubs(r.Hdoc, st)
 		}
-		if r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
-			z.hereDanger(start, subs, st)
+		if r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc || r.Op == syntax.RdrIn {
+			z.hereDanger(start, subs, st) // also bash < <(curl …)
 		}
 		if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
 			// {var}>file allocates a descriptor into var.

@@ -24,9 +24,10 @@ func init() {
 	register(wrapper(hWrapOpts), "caffeinate", "firejail", "unshare", "fakeroot", "fakechroot",
 		"torsocks", "proxychains", "proxychains4", "valgrind", "prlimit", "tini", "dumb-init", "entr",
 		"ssh-agent", "dbus-run-session", "rlwrap")
-	register(wrapper(hWrapOpaque), "bwrap", "systemd-run", "sg", "newgrp", "nsenter", "proot", "cpulimit",
+	register(wrapper(hWrapOpaque), "bwrap", "newgrp", "proot", "cpulimit",
 		"numactl", "chrt", "gdb", "perf", "faketime", "sshpass", "xvfb-run", "mpirun", "srun", "nix-shell",
 		"direnv", "aws-vault", "op", "dotenv", "cross-env", "env-cmd")
+	register(wrapper(hSystemdRun), "systemd-run")
 	register(&program{handler: hOpen, unbounded: "opens its argument with another program"}, "open", "xdg-open", "gio", "start", "explorer", "wslview", "sensible-browser", "x-www-browser")
 }
 
@@ -261,8 +262,55 @@ func hStrace(z *analyzer, c *cmd) {
 	z.inner(c, p.operands[0], len(c.argv), nil)
 }
 
+// hParallel: parallel CMD ::: ARGS… runs CMD with each argument ({} stands
+// for it, or it is appended); the commands it builds are analysed.
 func hParallel(z *analyzer, c *cmd) {
 	wrapperUnsafe(z, c)
+	sep := -1
+	for i, w := range c.argv {
+		if w.val == ":::" || w.val == "::::" || w.val == ":::+" {
+			sep = i
+			break
+		}
+	}
+	first := 1
+	for first < len(c.argv) && first != sep && strings.HasPrefix(c.argv[first].val, "-") {
+		if v := c.argv[first].val; v == "-j" || v == "--jobs" || v == "-S" || v == "--sshlogin" || v == "--delay" || v == "--timeout" {
+			first++
+		}
+		first++
+	}
+	end := len(c.argv)
+	if sep >= 0 {
+		end = sep
+	}
+	if first >= end {
+		return
+	}
+	var cmdWords []string
+	for _, w := range c.argv[first:end] {
+		if !w.full {
+			z.unsafe("parallel runs a command only known at run time: %s", c.text)
+			return
+		}
+		cmdWords = append(cmdWords, w.val)
+	}
+	cmdline := strings.Join(cmdWords, " ")
+	if sep < 0 || c.argv[sep].val == "::::" {
+		z.script(cmdline, c.st, "parallel") // arguments from its input or a file
+		return
+	}
+	for _, w := range c.argv[sep+1:] {
+		if !w.full || w.val == ":::" {
+			continue
+		}
+		arg := shellQuote(w.val)
+		if strings.Contains(cmdline, "{}") {
+			z.script(strings.ReplaceAll(cmdline, "{}", arg), c.st, "parallel")
+		} else {
+			z.script(cmdline+" "+arg, c.st, "parallel")
+		}
+	}
 }
 
 func hScript(z *analyzer, c *cmd) {
@@ -328,4 +376,33 @@ func hOpen(z *analyzer, c *cmd) {
 		return
 	}
 	z.unsafe("%s opens its argument with whatever program is registered for it: %s", c.base, c.text)
+}
+
+// hSystemdRun runs its command as a transient service (with a timer,
+// later and again: persistence).
+func hSystemdRun(z *analyzer, c *cmd) {
+	wrapperUnsafe(z, c)
+	values := set("-p", "--property", "-u", "--unit", "-M", "--machine", "-E", "--setenv", "--uid", "--gid", "--nice",
+		"--working-directory", "--description", "--slice", "-H", "--host", "--timer-property", "--path-property",
+		"--socket-property", "--expand-environment")
+	for i := 1; i < len(c.argv); i++ {
+		w := c.argv[i]
+		name, _, _ := strings.Cut(w.val, "=")
+		switch {
+		case strings.HasPrefix(name, "--on-") || name == "--timer-property":
+			z.dangerous(escalates, "systemd-run %s schedules a command that runs later, outside the session: %s", name, c.text)
+			if !strings.Contains(w.val, "=") {
+				i++
+			}
+		case values[w.val]:
+			i++
+		case w.val == "--":
+			z.inner(c, i+1, len(c.argv), nil)
+			return
+		case strings.HasPrefix(w.val, "-"):
+		default:
+			z.inner(c, i, len(c.argv), nil)
+			return
+		}
+	}
 }
