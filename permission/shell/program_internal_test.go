@@ -1,6 +1,10 @@
 package shell
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -50,5 +54,41 @@ func TestOptionTables(t *testing.T) {
 				t.Errorf("%s: %v has a value act but takes no value", name, row.names)
 			}
 		}
+	}
+}
+
+// Adding a command is adding its description and its cases: every
+// description with a table or a check has a case in testdata/cases that
+// runs it.
+func TestProgramsHaveCases(t *testing.T) {
+	names, err := filepath.Glob("testdata/cases/*.json")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no case files: %v", err)
+	}
+	used := map[*program]bool{}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct{ Cases []struct{ Cmd string } }
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		for _, c := range f.Cases {
+			for _, cm := range Analyze(c.Cmd, Options{Workspace: "/w", Home: "/h"}).Commands {
+				used[programs[canonical(cm.Program)]] = true
+			}
+		}
+	}
+	var missing []string
+	for name, p := range programs {
+		if !used[p] && (len(p.opts) > 0 || p.check != nil) {
+			missing = append(missing, name)
+		}
+	}
+	slices.Sort(missing)
+	if len(missing) > 0 {
+		t.Errorf("programs with no case: %q", missing)
 	}
 }

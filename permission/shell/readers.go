@@ -63,7 +63,16 @@ func init() {
 	register(&program{handler: hXxd}, "xxd")
 	register(decoding(&program{rest: asText, pure: true,
 		opts: []option{flags("-c -C --complement -d --delete -s --squeeze-repeats -t --truncate-set1")}}), "tr")
-	register(decoding(reader(flags("-m"), texts("-o="))), "uudecode")
+	register(&program{rest: asRead, opts: []option{flags("-m -i"), o("-o= --output-file=", asWrite)},
+		check: func(z *analyzer, c *cmd, r *tableRun) {
+			z.sink.meta[c.idx].decode = true
+			if !r.parsed.has("o", "output-file") {
+				// It writes the file its input's begin line names.
+				z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: "(the file its input names)", Dynamic: true})
+				r.acts |= widens
+				r.whyWidens = "writes the file its input names"
+			}
+		}}, "uudecode")
 	register(reader(flags("-i --initial"), texts("-t= --tabs=")), "expand")
 	register(reader(flags("-a --all --first-only"), texts("-t= --tabs=")), "unexpand")
 	register(reader(flags("-e --echo -r --repeat -z --zero-terminated"),
