@@ -143,7 +143,15 @@
 //     scp -S, rsync -e/--rsh/--rsync-path, go -exec/-toolexec/-vettool,
 //     go env -w/-u, make NAME=value and --eval, cargo --config, npm/yarn/pnpm
 //     config set and --script-shell, npx -c, npm exec -c, pip config set,
-//     wget -e/--execute, curl -K/--config, install --strip-program.
+//     wget -e/--execute, curl -K/--config, install --strip-program, split
+//     --filter, gcc -wrapper/-B/-specs/plugins and @file, ld plugins,
+//     openssl -engine/-provider, nc -e/-c, socat EXEC:/SYSTEM:, sqlite3
+//     .shell/.system/.load, unzip (it extracts what the archive names).
+//   - A glob operand of a program with such options (sort *, rg … *): a
+//     file named like an option (--compress-program=sh) would be one.
+//   - An option a program's table does not list is not Unsafe (a rule for
+//     a program covers its options) but leaves the line's effects
+//     unbounded: a later version's option may write.
 //   - Paths outside the workspace in fixed arguments (also in --opt=value,
 //     -o/path and @file forms) of every program that may touch files (not
 //     echo, printf, test and the like), in redirections, and as write

@@ -12,13 +12,16 @@ import (
 // and the permission chain lets a command that only reads inside the
 // workspace run without asking (Analysis.ReadOnly).
 //
-// Only programs the analyser knows are bounded: plain readers (cat, grep,
-// ls, find, rg, git log, …) read their operands, or their working
-// directory when they walk one; plain file changers (rm, mv, cp, touch,
-// mkdir, tee, sed -i, redirections) write theirs. Anything else — a build,
-// a test run, a script, an interpreter, a wrapper, a path only known at run
-// time, a background job — makes the line unbounded: when in doubt, the
-// call runs alone.
+// Only programs the analyser knows are bounded, and only with the options
+// their description lists: readers (cat, grep, ls, find, rg, git log, …)
+// read their operands, or their working directory when they walk one;
+// writers (rm, mv, cp, touch, mkdir, tee, sed -i, sort -o, tar -cf, dd,
+// redirections, …) write their targets. Anything else — a build, a test
+// run, a script, an interpreter, a wrapper, a network client, an option
+// the description does not know, a path only known at run time, a
+// background job — makes the line unbounded, and the paths such a command
+// names are its possible reads and writes (MayRead, MayWrite): when in
+// doubt, the call runs alone.
 type Effects struct {
 	// Unbounded gives why the line's reach cannot be listed; empty when
 	// Reads and Writes are complete.
