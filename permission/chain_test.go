@@ -205,8 +205,9 @@ var safeCommands = []struct {
 	{[]string{"Bash(echo:*)"}, "echo 'rm -rf /'"},
 	{[]string{"Bash(echo:*)"}, "echo \"hello world\""},
 	{[]string{"Bash(grep:*)"}, "grep -rn 'mkfs' src"},
-	{[]string{"Bash(rm:*)"}, "rm -rf ./build"},
-	{[]string{"Bash(rm:*)"}, "rm -rf node_modules"},
+	// rm's operands are writes: an Edit rule covers them (or acceptEdits).
+	{[]string{"Bash(rm:*)", "Edit(build)"}, "rm -rf ./build"},
+	{[]string{"Bash(rm:*)", "Edit(node_modules)"}, "rm -rf node_modules"},
 	{[]string{"Bash(git log:*)"}, "git log --format='%H %s'"},
 	{[]string{"Bash(cargo build:*)", "Bash(cargo test:*)"}, "cargo build; cargo test"},
 	{[]string{"Bash(pwd)"}, "pwd"},
@@ -239,6 +240,15 @@ func TestSafeCommandsPass(t *testing.T) {
 	d = check(checker(t, e, permission.ModeDefault, []string{"Bash(echo:*)"}, nil, nil), "Bash", input("command", "echo hi > out.txt"))
 	if d.Behavior != permission.Ask {
 		t.Fatalf("redirect in default mode without an Edit rule: %+v", d)
+	}
+	// So is a file a known writer changes (rm's operands, cp's target).
+	d = check(checker(t, e, permission.ModeDefault, []string{"Bash(rm:*)"}, nil, nil), "Bash", input("command", "rm -rf ./build"))
+	if d.Behavior != permission.Ask {
+		t.Fatalf("rm in default mode without an Edit rule: %+v", d)
+	}
+	d = check(checker(t, e, permission.ModeAcceptEdits, []string{"Bash(rm:*)"}, nil, nil), "Bash", input("command", "rm -rf ./build"))
+	if d.Behavior != permission.Allow {
+		t.Fatalf("rm inside the workspace in acceptEdits: %+v", d)
 	}
 }
 

@@ -237,6 +237,10 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if n := sb.Notice(); n != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
 	}
+	if pin.DebugLog != nil {
+		// What confines commands decides what the rules can let through.
+		fmt.Fprintf(pin.DebugLog, "nova: permission: %s\n", sb.Describe())
+	}
 	env := &tool.Env{Dir: dir, Files: tool.NewFileState(), PassEnv: passEnv}
 	if g := checker.Guard(); g != nil {
 		env.Guard = g

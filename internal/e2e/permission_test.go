@@ -151,6 +151,9 @@ func sandboxedBash(t *testing.T, backend string, env []string) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.WriteFile(filepath.Join(ws, "target.txt"), []byte(filepath.Join(outside, "x.txt")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ln, err := newListener(t)
 	if err != nil {
 		t.Fatal(err)
@@ -158,10 +161,10 @@ func sandboxedBash(t *testing.T, backend string, env []string) {
 	srv := llmtest.NewServer(
 		llmtest.Turn{Blocks: []llmtest.Block{
 			bash("in", "echo inside > inside.txt && cat inside.txt"),
-			// The target is built at run time, so the chain cannot see it
-			// (a visible write outside is asked even in bypass mode): only
-			// the sandbox stands in the way.
-			bash("out", "echo escaped > \"$(printf %s "+filepath.Join(outside, "x.txt")+")\"; echo rc=$?"),
+			// The target is read from a file at run time, so the chain
+			// cannot see it (a visible write outside is asked even in
+			// bypass mode): only the sandbox stands in the way.
+			bash("out", "echo escaped > \"$(cat target.txt)\"; echo rc=$?"),
 			bash("net", "cat </dev/tcp/127.0.0.1/"+ln.port+" && echo connected || echo no-network"),
 		}},
 		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}},
@@ -200,7 +203,7 @@ func sandboxedBash(t *testing.T, backend string, env []string) {
 	}
 	srv.Push(
 		llmtest.Turn{Blocks: []llmtest.Block{
-			bash("out", "echo escaped > \"$(printf %s "+filepath.Join(outside, "x.txt")+")\""),
+			bash("out", "echo escaped > \"$(cat target.txt)\""),
 			bash("net", "cat </dev/tcp/127.0.0.1/"+ln.port+" && echo connected || echo no-network"),
 		}},
 		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}},

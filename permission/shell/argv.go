@@ -1,8 +1,6 @@
 package shell
 
-import (
-	"strings"
-)
+import "strings"
 
 // optSpec describes a program's options closely enough to find its operands
 // and the options that matter. Unknown short options are taken as flags
@@ -24,6 +22,9 @@ type optSpec struct {
 	// stopAfter: short options after whose argument option parsing ends
 	// (python -c CMD args…, python -m MOD args…).
 	stopAfter string
+	// words: options are whole words, with one dash or two (Go's flag
+	// package: gofmt -w, go test -run=x): long holds them all.
+	words bool
 }
 
 // opt is one option found in argv.
@@ -78,7 +79,7 @@ func getopt(argv []wordInfo, from int, spec optSpec) parsed {
 	for i := from; i < len(argv); i++ {
 		w := argv[i]
 		a := w.val
-		if !w.full && w.unknownLead {
+		if !w.full && w.unknownLead && !w.operandOnly() {
 			// "$X" may be any option, or an operand.
 			p.dynOpt = true
 			p.opts = append(p.opts, opt{idx: i, valIdx: -1, dyn: true})
@@ -94,6 +95,16 @@ func getopt(argv []wordInfo, from int, spec optSpec) parsed {
 			p.dashdash = i
 			p.operands = appendRange(p.operands, i+1, len(argv))
 			return p
+		case spec.words && len(a) > 1 && a[0] == '-':
+			name, val, hasVal := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+			o := opt{name: name, long: true, idx: i, valIdx: -1, val: val, hasVal: hasVal}
+			if hasVal {
+				o.valIdx = i
+			} else if spec.long[name] == 'r' && i+1 < len(argv) {
+				i++
+				o.val, o.hasVal, o.valIdx = argv[i].val, true, i
+			}
+			p.opts = append(p.opts, o)
 		case strings.HasPrefix(a, "--") && spec.long != nil:
 			name, val, hasVal := strings.Cut(a[2:], "=")
 			full, kind := resolveLong(spec.long, name)
@@ -229,4 +240,21 @@ func optName(o opt) string {
 		return "--" + o.name
 	}
 	return "-" + o.name
+}
+
+// operandOnly: a word only known at run time that cannot be an option: a
+// loop variable over words or relative paths none of which starts with -.
+func (w wordInfo) operandOnly() bool {
+	if w.relPath {
+		return true
+	}
+	if len(w.alts) == 0 {
+		return false
+	}
+	for _, a := range w.alts {
+		if strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
 }

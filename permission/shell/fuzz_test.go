@@ -18,8 +18,10 @@ func FuzzAnalyze(f *testing.F) {
 			f.Add(c.Input)
 		}
 	}
-	for _, c := range naiveCases {
-		f.Add(c.cmd)
+	for _, file := range loadCases(f) {
+		for _, c := range file.Cases {
+			f.Add(c.Cmd)
+		}
 	}
 	for _, c := range safeCases {
 		f.Add(c.cmd)

@@ -69,7 +69,7 @@ func gitSubcommand(words []wordInfo) []wordInfo {
 			i++
 			continue
 		}
-		if len(v) > 2 && v[1] == 'c' && v[0] == '-' && !strings.HasPrefix(v, "--") {
+		if len(v) > 2 && v[0] == '-' && v[1] == 'c' {
 			continue // -ckey=value
 		}
 	}

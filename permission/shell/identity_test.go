@@ -8,6 +8,9 @@ import (
 	"github.com/novacode/nova/permission/shell"
 )
 
+// fxOpt is where the identity cases run: the workspace /w, home /h.
+var fxOpt = shell.Options{Workspace: "/w", Home: "/h"}
+
 // Every way of naming a program that the analyser can see gives the same
 // words to deny rules.
 func TestCommandIdentity(t *testing.T) {

@@ -171,54 +171,67 @@ func (z *analyzer) homeOf(a string) string {
 }
 
 // protectedWrite says why writing the absolute path a is Dangerous: shell
-// start-up and tool configuration files, keys, history, system trees and
-// block devices. "" if none.
-func (z *analyzer) protectedWrite(a string) string {
+// start-up and tool configuration files, keys and their directories, system
+// trees and NovaCode's settings escalate (what is written there runs later
+// or grants access); history files and disks are destroyed. A zero risk if
+// none.
+func (z *analyzer) protectedWrite(a string) risk {
 	if r := blockDevice(a); r != "" {
-		return r
+		return risk{destroys, r}
 	}
 	if home := z.homeOf(a); home != "" && a != home {
 		rel := normParts(strings.TrimPrefix(a, home))
 		if len(rel) == 1 && startupFiles[rel[0]] {
-			return a + " is a start-up or tool configuration file: what is written to it runs later"
+			return risk{escalates, a + " is a start-up or tool configuration file: what is written to it runs later"}
 		}
 		if len(rel) == 1 && historyFiles[rel[0]] {
-			return a + " is a shell history file"
+			return risk{destroys, a + " is a shell history file"}
 		}
 		for _, d := range protectedDirs {
 			if len(rel) >= len(d) && slices.Equal(rel[:len(d)], d) {
-				return a + " is in ~/" + strings.Join(d, "/") + ", which holds keys or start-up configuration"
+				return risk{escalates, a + " is in ~/" + strings.Join(d, "/") + ", which holds keys or start-up configuration"}
 			}
 		}
 	}
 	for _, d := range systemDirs {
 		if within(a, d) {
-			return a + " is a system file"
+			return risk{escalates, a + " is a system file"}
 		}
 	}
 	if slices.Contains(normParts(a), ".novacode") {
-		return a + " is NovaCode's own settings: they decide what runs without asking"
+		return risk{escalates, a + " is NovaCode's own settings: they decide what runs without asking"}
 	}
-	return ""
+	return risk{}
 }
 
 // protectedInWorkspace says why writing a path inside the workspace still
 // cannot be judged by rules: git runs its hooks and obeys its config, and
 // NovaCode's and MCP settings start programs.
-func protectedInWorkspace(a string) string {
+// runsLater is set for the paths whose content runs later by itself: git
+// hooks and configuration, .mcp.json, .envrc.
+func protectedInWorkspace(a string) (reason string, runsLater bool) {
 	parts := normParts(a)
-	for _, c := range parts {
-		if c == ".git" {
-			return a + " is inside .git: git runs its hooks and obeys its config"
+	for i, c := range parts {
+		if c != ".git" {
+			continue
 		}
+		rest := parts[i+1:]
+		for k, r := range rest {
+			if r == "hooks" || r == "config" && k == len(rest)-1 {
+				return a + " is a git hook or git's configuration: what is written there runs with the next git command", true
+			}
+		}
+		return a + " is inside .git: git runs its hooks and obeys its config", false
 	}
 	if len(parts) > 0 {
 		switch parts[len(parts)-1] {
-		case ".mcp.json", ".envrc", ".gitmodules", ".gitattributes":
-			return a + " configures programs that run later"
+		case ".mcp.json", ".envrc":
+			return a + " starts programs when the workspace is opened or entered", true
+		case ".gitmodules", ".gitattributes":
+			return a + " configures programs that run later", false
 		}
 	}
-	return ""
+	return "", false
 }
 
 // blockDevice says why a /dev path is a disk, or "".
@@ -297,6 +310,8 @@ func (z *analyzer) destroyDir(a, what string, contents, broad bool) string {
 		return what + " " + a + ", the home directory"
 	case home != "" && within(home, a):
 		return what + " " + a + ", which holds the home directory"
+	case z.homeOf(a) == a:
+		return what + " " + a + ", a home directory"
 	case ws != "" && a == ws && (!contents || broad):
 		return what + " " + a + ", the workspace itself"
 	case ws != "" && within(ws, a) && a != ws:

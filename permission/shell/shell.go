@@ -24,7 +24,11 @@ type Options struct {
 type Analysis struct {
 	// Commands lists every simple command that would run, in source order.
 	Commands []Command
-	// Writes lists the files that redirections, tee and sed -i write.
+	// Writes lists the files the line certainly writes, creates, deletes
+	// or changes: redirection targets and the targets of every known
+	// writer (cp, rm, tee, sed -i, curl -o, sort -o, tar -cf, go build -o,
+	// …). What a command only might write (an unknown program's operands)
+	// is in Effects.MayWrite instead.
 	Writes []Write
 	// Unsafe gives the reasons the analyser cannot prove the command safe
 	// with per-command rules: the chain asks.
@@ -150,6 +154,12 @@ type sink struct {
 	// downloaded are files written by a downloader (curl -o x, wget -O x,
 	// curl … > x): running one of them later is a download-and-run.
 	downloaded map[string]bool
+	// downloadedDirs are directories a download filled (git clone URL):
+	// what runs from them runs code from the network.
+	downloadedDirs []string
+	// tainted are files the line wrote with secrets in them (cp .env x,
+	// cat key > x, zip s.zip .env): sending one is sending the secret.
+	tainted map[string]bool
 }
 
 // cmdMeta is what the pipeline checks need to know about a command.
@@ -157,10 +167,28 @@ type cmdMeta struct {
 	download bool // fetches data from the network (curl, wget, …)
 	interp   bool // an interpreter reading its program from stdin
 	shell    bool // a shell reading its script from stdin
+	// sent are the files it sends over the network (curl -d @f, -T f);
+	// sendsStdin: it sends its standard input (curl -d @-, nc host).
+	sent       []wordInfo
+	sendsStdin bool
+	// decode: it decodes or decompresses its input (base64 -d, xxd -r,
+	// gunzip): what it prints was hidden.
+	decode bool
+	// secretOut: it prints secrets (cat .env, env, gpg
+	// --export-secret-keys).
+	secretOut bool
+	// lang is the language of an interpreter reading its program from
+	// standard input (python, node, perl, …).
+	lang string
+	// socket: one of its words names /dev/tcp or /dev/udp (cp f
+	// /dev/tcp/host/80): what it writes goes over the network.
+	socket bool
+	// extractDir is where an extraction writes (tar -x, unzip).
+	extractDir string
 }
 
 func newSink(a *Analysis) *sink {
-	return &sink{a: a, seen: map[string]bool{}, downloaded: map[string]bool{}}
+	return &sink{a: a, seen: map[string]bool{}, downloaded: map[string]bool{}, tainted: map[string]bool{}}
 }
 
 func (s *sink) add(list *[]string, kind, reason string) {
@@ -169,4 +197,18 @@ func (s *sink) add(list *[]string, kind, reason string) {
 	}
 	s.seen[kind+reason] = true
 	*list = append(*list, reason)
+}
+
+// wasDownloaded reports whether the absolute path was downloaded by an
+// earlier command of the line, or lies in a directory one filled.
+func (s *sink) wasDownloaded(a string) bool {
+	if s.downloaded[a] {
+		return true
+	}
+	for _, d := range s.downloadedDirs {
+		if within(a, d) {
+			return true
+		}
+	}
+	return false
 }

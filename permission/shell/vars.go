@@ -328,7 +328,7 @@ func (z *analyzer) declClause(c *syntax.DeclClause, in state) flow {
 		}
 		words = append(words, w)
 	}
-	z.addCommand(words, nil, z.text(c))
+	idx := z.addCommand(words, nil, z.text(c))
 	st := in
 	flags := ""
 	for _, as := range c.Args {
@@ -375,8 +375,11 @@ func (z *analyzer) declClause(c *syntax.DeclClause, in state) flow {
 			}
 		}
 	}
-	if names == 0 {
-		z.unbounded("%s without names prints variables, the environment among them", variant)
+	if names == 0 || strings.Contains(flags, "p") {
+		if names == 0 {
+			z.unbounded("%s without names prints variables, the environment among them", variant)
+		}
+		z.sink.meta[idx].secretOut = true
 	}
 	if strings.Contains(flags, "n") || variant == "nameref" {
 		// A nameref makes later assignments write another variable

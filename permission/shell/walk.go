@@ -26,6 +26,11 @@ type analyzer struct {
 	nonNumeric map[string]bool
 	// funcs are the functions this script defines.
 	funcs map[string]bool
+	// ifs holds the characters besides blanks the script may set IFS to:
+	// unquoted values split at them too (IFS=,; x=rm,-rf,~; $x).
+	// ifsUnknown: it sets IFS to something only known at run time.
+	ifs        string
+	ifsUnknown bool
 }
 
 func newAnalyzer(src string, opt Options, s *sink, depth int) *analyzer {
@@ -41,7 +46,10 @@ type state struct {
 	// because branches disagree (cd x; … when cd may fail): the dangerous
 	// checks try each. nil when nothing is known.
 	cwdAlts []string
-	vars    map[string]varVal
+	// oldpwd is the directory before the last cd of the line ($OLDPWD,
+	// ~-); "" when it comes from outside the line.
+	oldpwd string
+	vars   map[string]varVal
 	// varsUnknown: something (a function call, eval, source) may have set
 	// any variable; only variables set after it are known.
 	varsUnknown bool
@@ -116,6 +124,10 @@ func (z *analyzer) lookup(st state, name string) (varVal, bool) {
 		if st.cwd != "" {
 			return varVal{known: true, val: st.cwd}, true
 		}
+	case "OLDPWD":
+		if st.oldpwd != "" {
+			return varVal{known: true, val: st.oldpwd}, true
+		}
 	}
 	return varVal{}, false
 }
@@ -123,6 +135,9 @@ func (z *analyzer) lookup(st state, name string) (varVal, bool) {
 // merge is the state after either a or b: facts they agree on survive.
 func merge(a, b state) state {
 	out := state{cwd: a.cwd, varsUnknown: a.varsUnknown || b.varsUnknown}
+	if a.oldpwd == b.oldpwd {
+		out.oldpwd = a.oldpwd
+	}
 	if a.cwd != b.cwd || a.cwd == "" {
 		out = out.lostCwd()
 		ca, cb := a.cwds(), b.cwds()
@@ -166,10 +181,6 @@ func same(st state) flow { return flow{st, st} }
 
 func (z *analyzer) unsafe(format string, args ...any) {
 	z.sink.add(&z.sink.a.Unsafe, "u", fmt.Sprintf(format, args...))
-}
-
-func (z *analyzer) dangerous(format string, args ...any) {
-	z.sink.add(&z.sink.a.Dangerous, "d", fmt.Sprintf(format, args...))
 }
 
 func (z *analyzer) projectCode(format string, args ...any) {
@@ -242,11 +253,32 @@ func (z *analyzer) prepass(f *syntax.File) {
 			z.nonNumeric[name] = true
 		}
 	})
+	ifsFixed := false
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
-			z.funcs[fd.Name.Value] = true
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			if n.Name != nil {
+				z.funcs[n.Name.Value] = true
+			}
+		case *syntax.Assign:
+			if n.Name != nil && n.Name.Value == "IFS" {
+				ifsFixed = true
+				if n.Value == nil {
+					break
+				}
+				if v := z.resolve(n.Value, z.initialState()); v.full {
+					z.ifs += v.val
+				} else {
+					z.ifsUnknown = true
+				}
+			}
 		}
 		return true
+	})
+	z.collectAssigned(f, func(name string, _ bool) {
+		if name == "IFS" && !ifsFixed {
+			z.ifsUnknown = true // read IFS, printf -v IFS, a loop over it
+		}
 	})
 }
 
@@ -423,15 +455,18 @@ func (z *analyzer) stmt(s *syntax.Stmt, in state) flow {
 	} else {
 		f = z.command(s.Cmd, in)
 	}
-	if z.shellReads(start) {
-		// sh <<EOF … EOF and sh <<< '…': the text is the script.
+	if z.factsSince(start).runsStdin {
+		// sh <<EOF … EOF, python3 - <<'EOF' … and sh <<< '…': the text
+		// is the program.
 		for _, r := range s.Redirs {
 			if text, ok := z.hereText(r, in); ok {
-				z.script(text, in, "a shell reading a here-document")
+				z.runsText(start, text, in, "a shell reading a here-document")
 			}
 		}
 	}
-	z.redirects(s, in)
+	writes := len(z.sink.a.Effects.Writes)
+	z.redirects(s, in, start)
+	z.carries(start, writes)
 	if s.Negated {
 		f = same(f.any)
 	}
@@ -551,17 +586,6 @@ func plainStmt(s *syntax.Stmt) bool {
 	return s != nil && !s.Negated && !s.Background && !s.Coprocess && !s.Disown && len(s.Redirs) == 0
 }
 
-// shellReads reports whether a command added since start is a shell
-// reading its script from standard input.
-func (z *analyzer) shellReads(start int) bool {
-	for i := start; i < len(z.sink.meta); i++ {
-		if z.sink.meta[i].shell {
-			return true
-		}
-	}
-	return false
-}
-
 // hereText returns the fixed text a here-document or here-string gives.
 func (z *analyzer) hereText(r *syntax.Redirect, st state) (string, bool) {
 	switch r.Op {
@@ -606,53 +630,109 @@ func (z *analyzer) literalOutput(s *syntax.Stmt, st state) (string, bool) {
 		}
 		words = append(words, w.val)
 	}
-	switch {
-	case words[0] == "echo" && (len(words) == 1 || !strings.HasPrefix(words[1], "-")):
-		return strings.Join(words[1:], " "), true
-	case words[0] == "printf" && len(words) == 2 && !strings.ContainsAny(words[1], "%\\"):
-		return words[1], true
+	return printed(words)
+}
+
+// printed is what echo or printf print given their words (after quote
+// removal): echo's -n, -e and -E, printf's escapes, %s, %b and %%. ok is
+// false for anything else (printf %d, a command that is not echo or printf).
+func printed(words []string) (string, bool) {
+	switch words[0] {
+	case "echo":
+		args, escapes, newline := words[1:], false, true
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+			escapes = escapes && !strings.Contains(args[0], "E") || strings.Contains(args[0], "e")
+			newline = newline && !strings.Contains(args[0], "n")
+			args = args[1:]
+		}
+		out := strings.Join(args, " ")
+		if escapes {
+			out = echoEscapes(out)
+		}
+		if newline {
+			out += "\n"
+		}
+		return out, true
+	case "printf":
+		if len(words) < 2 || words[1] == "-v" || words[1] == "--" && len(words) < 3 {
+			return "", false
+		}
+		format, args := words[1], words[2:]
+		if format == "--" {
+			format, args = words[2], words[3:]
+		}
+		var b strings.Builder
+		for {
+			before := len(args)
+			rest := format
+			for len(rest) > 0 {
+				i := strings.IndexByte(rest, '%')
+				if i < 0 {
+					b.WriteString(decodeANSIC(rest))
+					break
+				}
+				b.WriteString(decodeANSIC(rest[:i]))
+				if i+1 >= len(rest) {
+					return "", false
+				}
+				switch rest[i+1] {
+				case '%':
+					b.WriteByte('%')
+				case 's', 'b':
+					arg := ""
+					if len(args) > 0 {
+						arg, args = args[0], args[1:]
+					}
+					if rest[i+1] == 'b' {
+						arg = echoEscapes(arg)
+					}
+					b.WriteString(arg)
+				default:
+					return "", false
+				}
+				rest = rest[i+2:]
+			}
+			if len(args) == 0 || len(args) == before {
+				// printf reuses its format while arguments remain.
+				return b.String(), true
+			}
+		}
 	}
 	return "", false
 }
 
-// pipeline analyses each element (each runs in its own subshell) and then
-// the element-crossing rule: a download piped into an interpreter.
-func (z *analyzer) pipeline(c *syntax.BinaryCmd, in state) {
-	// a | b | c is left-deep: ((a | b) | c).
-	elems := []*syntax.Stmt{c.Y}
-	x := c.X
-	for {
-		if b, ok := x.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && plainStmt(x) {
-			elems = append(elems, b.Y)
-			x = b.X
+// echoEscapes decodes the escapes of echo -e and printf %b: those of
+// $'…', with octal written \0NNN.
+func echoEscapes(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && s[i+1] == '0' {
+			j := i + 2
+			for j < len(s) && j < i+5 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n := 0
+			for _, d := range s[i+2 : j] {
+				n = n*8 + int(d-'0')
+			}
+			if n == 0 {
+				return b.String()
+			}
+			b.WriteByte(byte(n))
+			i = j - 1
 			continue
 		}
-		elems = append(elems, x)
-		break
+		if s[i] == '\\' && i+1 < len(s) && s[i+1] == 'c' {
+			return b.String() // \c: no further output
+		}
+		j := i
+		for j < len(s) && !(s[j] == '\\' && j+1 < len(s) && (s[j+1] == '0' || s[j+1] == 'c')) {
+			j++
+		}
+		b.WriteString(decodeANSIC(s[i:j]))
+		i = j - 1
 	}
-	slices.Reverse(elems)
-	download := ""
-	for k, e := range elems {
-		start := len(z.sink.a.Commands)
-		z.stmt(e, in)
-		if k > 0 && z.shellReads(start) {
-			// echo 'rm -rf ~' | sh: the echoed text is the script.
-			if text, ok := z.literalOutput(elems[k-1], in); ok {
-				z.script(text, in, "a shell reading piped text")
-			}
-		}
-		for i := start; i < len(z.sink.a.Commands); i++ {
-			m := z.sink.meta[i]
-			if m.interp && download != "" {
-				z.dangerous("pipes a download into an interpreter: %s | … %s", download, z.sink.a.Commands[i].Text)
-			}
-		}
-		for i := start; i < len(z.sink.a.Commands); i++ {
-			if z.sink.meta[i].download && download == "" {
-				download = z.sink.a.Commands[i].Text
-			}
-		}
-	}
+	return b.String()
 }
 
 func (z *analyzer) ifClause(c *syntax.IfClause, in state) flow {
@@ -769,7 +849,7 @@ func (z *analyzer) funcDecl(c *syntax.FuncDecl, in state) flow {
 	// rule for the name says nothing about what runs.
 	z.unsafe("defines a shell function %q, which can stand in for any command", name)
 	if name != "" && forkBomb(c.Body, name) {
-		z.dangerous("fork bomb: function %s calls itself in a pipeline or in the background", name)
+		z.dangerous(destroys, "fork bomb: function %s calls itself in a pipeline or in the background", name)
 	}
 	z.stmt(c.Body, in)
 	return same(in)
@@ -807,12 +887,13 @@ func forkBomb(body *syntax.Stmt, name string) bool {
 
 // redirects records the files a statement's redirections write and checks
 // the ones it reads.
-func (z *analyzer) redirects(s *syntax.Stmt, st state) {
+func (z *analyzer) redirects(s *syntax.Stmt, st state, start int) {
 	download := false
 	if c, ok := s.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 		download = downloaders[canonical(path.Base(z.resolve(c.Args[0], st).val))]
 	}
 	for _, r := range s.Redirs {
+		subs := len(z.sink.a.Commands)
 		if r.Word != nil {
 			z.wordSubs(r.Word, st)
 		}
@@ -820,6 +901,9 @@ func (z *analyzer) redirects(s *syntax.Stmt, st state) {
 			// An unquoted here-document body expands: its $(…) run.
 			// A quoted one is plain text (its parts are literals only).
 			z.wordSubs(r.Hdoc, st)
+		}
+		if r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc || r.Op == syntax.RdrIn {
+			z.hereDanger(start, subs, st) // also bash < <(curl …)
 		}
 		if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
 			// {var}>file allocates a descriptor into var.
@@ -829,6 +913,7 @@ func (z *analyzer) redirects(s *syntax.Stmt, st state) {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll,
 			syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
 			z.redirectWrite(r, st, r.Op == syntax.AppOut || r.Op == syntax.AppAll || r.Op == syntax.AppClob || r.Op == syntax.AppAllClob, download)
+			z.streamDanger(start, z.resolve(r.Word, st), st, r.Op == syntax.RdrInOut)
 		case syntax.DplOut, syntax.DplIn:
 			// >&2, 2>&1, <&0, >&- duplicate or close descriptors. Any
 			// other word (>&file) redirects both streams to a file.
@@ -838,11 +923,14 @@ func (z *analyzer) redirects(s *syntax.Stmt, st state) {
 			}
 			if r.Op == syntax.DplIn {
 				z.redirectRead(r, st)
+				z.streamDanger(start, w, st, true)
 				continue
 			}
 			z.redirectWrite(r, st, false, download)
+			z.streamDanger(start, w, st, false)
 		case syntax.RdrIn:
 			z.redirectRead(r, st)
+			z.streamDanger(start, z.resolve(r.Word, st), st, true)
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			// Input text only; its substitutions were walked above.
 		default:
@@ -875,16 +963,33 @@ func (z *analyzer) redirectWrite(r *syntax.Redirect, st state, appendMode bool, 
 
 // writeTarget records a Write for a file a command writes and checks it.
 func (z *analyzer) writeTarget(w wordInfo, st state, appendMode bool, what string) {
-	if w.full && harmlessTargets[w.val] {
+	z.target(w, st, appendMode, what, "writes")
+}
+
+// target records a file a command writes, deletes or changes (verb says
+// which): in Analysis.Writes as written (joined to the new directory after
+// a cd, its source text when only known at run time), in the effects as
+// absolute paths, and judged by checkChange. A loop variable over fixed
+// words writes each of them.
+func (z *analyzer) target(w wordInfo, st state, appendMode bool, what, verb string) {
+	if w.full && harmlessTargets[w.val] || w.full && w.val == "" && w.text == "" {
+		return // not a file, or no word at all (an option without its value)
+	}
+	if len(w.alts) > 0 && !w.glob {
+		for _, alt := range w.alts {
+			a := w
+			a.val, a.lit, a.text, a.full, a.dyn, a.alts, a.unknownLead = alt, alt, alt, true, false, nil, false
+			z.target(a, st, appendMode, what, verb)
+		}
 		return
 	}
 	if !w.full || w.glob || w.val == "" {
 		// The target is only known at run time (or, with a glob or
 		// brace, may be several files): the chain asks.
 		z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: w.text, Dynamic: true, Append: appendMode})
-		z.unbounded("%s writes a file only known at run time", what)
+		z.unbounded("%s %s a file only known at run time", what, verb)
 		z.unnamed(w.text)
-		z.checkWrite(w, st, what)
+		z.checkChange(w, st, what, verb)
 		return
 	}
 	if abs := z.absPaths(w.val, st); len(abs) > 0 {
@@ -892,7 +997,7 @@ func (z *analyzer) writeTarget(w wordInfo, st state, appendMode bool, what strin
 			z.addWrite(a)
 		}
 	} else {
-		z.unbounded("%s writes relative to a directory the analyser could not follow", what)
+		z.unbounded("%s %s relative to a directory the analyser could not follow", what, verb)
 		z.unnamed(w.val)
 	}
 	p := w.val
@@ -906,11 +1011,11 @@ func (z *analyzer) writeTarget(w wordInfo, st state, appendMode bool, what strin
 		}
 	}
 	z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: p, Dynamic: dyn, Append: appendMode})
-	z.checkWrite(w, st, what)
+	z.checkChange(w, st, what, verb)
 }
 
 func (z *analyzer) redirectRead(r *syntax.Redirect, st state) {
 	w := z.resolve(r.Word, st)
 	z.checkRead(w, st, "redirection "+z.text(r))
-	z.readWord(&cmd{argv: []wordInfo{{val: "redirection " + z.text(r)}}, st: st}, w, Read{Contents: true})
+	z.readWord(&cmd{argv: []wordInfo{{val: "redirection " + z.text(r)}}, st: st, idx: -1}, w, Read{Contents: true})
 }

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -35,9 +36,19 @@ type wordInfo struct {
 	relPath bool
 	// subst: the word holds a command or process substitution.
 	subst bool
-	// subDownload: one of its substitutions runs a downloader (set by
+	// prevDir: the word starts with ~- and the directory before the last
+	// cd is not known (it comes from outside the line).
+	prevDir bool
+	// tildeHome: the word starts with ~user (or ~ with no known home): a
+	// home directory the analyser cannot name.
+	tildeHome bool
+	// subDownload: one of its substitutions runs a downloader; subDecode:
+	// one decodes hidden text; subSecret: one prints secrets (set by
 	// call, after walking the substitutions).
-	subDownload bool
+	subDownload, subDecode, subSecret bool
+	// subProgs are the programs its substitutions run (git with its
+	// subcommand).
+	subProgs []string
 	// split: the word's value is known but splits into fields (an
 	// unquoted variable holding spaces); fields are the words it becomes.
 	split  bool
@@ -72,12 +83,15 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 	splitNeeded, unquotedKnown, quotedPart := false, false, false
 	expansion := func(v string, ok bool, fallback string, quoted bool, lv *varVal) {
 		info.dyn = true
+		if ok && !quoted && z.ifsUnknown {
+			ok = false // split at characters only known at run time
+		}
 		if ok {
 			if !quoted {
 				// Unquoted, the value is split into fields and globbed.
 				unquotedKnown = true
 				for k := 0; k < len(v); k++ {
-					if v[k] == ' ' || v[k] == '\t' || v[k] == '\n' {
+					if v[k] == ' ' || v[k] == '\t' || v[k] == '\n' || strings.IndexByte(z.ifs, v[k]) >= 0 {
 						if splitPos == nil {
 							splitPos = map[int]bool{}
 						}
@@ -110,6 +124,22 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 		switch p := part.(type) {
 		case *syntax.Lit:
 			s := p.Value
+			if i == 0 && !strings.HasPrefix(s, "~") {
+				// of=~/x and PATH=~/a:~/b look like assignments: bash
+				// expands a tilde after the = and after each :.
+				if out, changed, unknown := z.assignTildes(s, len(w.Parts) == 1); changed {
+					if unknown {
+						info.dyn = true
+						expansion("", false, "", false, nil)
+					}
+					v, glob := unquoteLit(out)
+					info.glob = info.glob || glob
+					info.dyn = info.dyn || glob
+					lit.WriteString(v)
+					val.WriteString(v)
+					continue
+				}
+			}
 			if i == 0 && strings.HasPrefix(s, "~") {
 				prefix := s
 				if j := strings.IndexByte(s, '/'); j >= 0 {
@@ -124,9 +154,27 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 					lit.WriteString(z.opt.Home)
 					val.WriteString(z.opt.Home)
 					s = s[1:]
-				case prefix != "":
-					// ~user, ~+, ~-, or ~ with no known home.
+				case prefix == "~+":
+					// ~+ is $PWD: the working directory, or "." when
+					// the analyser lost it.
 					info.dyn = true
+					expansion(st.cwd, st.cwd != "", ".", true, nil)
+					lit.WriteString(prefix)
+					s = s[len(prefix):]
+				case prefix == "~-":
+					// ~- is $OLDPWD: the directory before the last cd,
+					// which outside this line may be any directory.
+					info.dyn = true
+					if st.oldpwd == "" {
+						info.prevDir = true
+					}
+					expansion(st.oldpwd, st.oldpwd != "", "", true, nil)
+					lit.WriteString(prefix)
+					s = s[len(prefix):]
+				case prefix != "":
+					// ~user, or ~ with no known home: a home directory.
+					info.dyn = true
+					info.tildeHome = true
 					expansion("", false, "", false, nil)
 					lit.WriteString(prefix)
 					s = s[len(prefix):]
@@ -162,6 +210,7 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 					val.WriteString(v)
 				default:
 					v, ok, fb, lv := z.expand(q, st)
+					info.prevDir = info.prevDir || !ok && val.Len() == 0 && isOldpwd(q)
 					expansion(v, ok, fb, true, lv)
 				}
 			}
@@ -177,6 +226,7 @@ func (z *analyzer) resolve(w *syntax.Word, st state) wordInfo {
 			val.WriteString(s)
 		default:
 			v, ok, fb, lv := z.expand(part, st)
+			info.prevDir = info.prevDir || !ok && val.Len() == 0 && isOldpwd(part)
 			expansion(v, ok, fb, false, lv)
 		}
 		switch part.(type) {
@@ -252,6 +302,17 @@ func (z *analyzer) expand(part syntax.WordPart, st state) (val string, ok bool, 
 					return d.val, true, "", nil
 				}
 				return "", false, d.val, nil
+			case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+				// ${HOME%/*} is /home: a known value trimmed by a fixed
+				// pattern is known.
+				pat := z.resolve(p.Exp.Word, st)
+				if !known || !pat.full || p.Exp.Word == nil {
+					return "", false, "", nil
+				}
+				if out, ok := trimPattern(v.val, z.text(p.Exp.Word), p.Exp.Op); ok {
+					return out, true, "", nil
+				}
+				return "", false, "", nil
 			default:
 				return "", false, "", nil
 			}
@@ -264,6 +325,13 @@ func (z *analyzer) expand(part syntax.WordPart, st state) (val string, ok bool, 
 		}
 		return "", false, "", nil
 	case *syntax.CmdSubst:
+		// $(echo rm) and $(printf '\x72m') are what they print, less the
+		// trailing newlines.
+		if len(p.Stmts) == 1 {
+			if out, ok := z.literalOutput(p.Stmts[0], st); ok {
+				return strings.TrimRight(out, "\n"), true, "", nil
+			}
+		}
 		// $(pwd) is the working directory.
 		if len(p.Stmts) == 1 && st.cwd != "" {
 			if c, isCall := p.Stmts[0].Cmd.(*syntax.CallExpr); isCall && len(p.Stmts[0].Redirs) == 0 && len(c.Assigns) == 0 && len(c.Args) >= 1 {
@@ -692,4 +760,133 @@ func (z *analyzer) testExpr(e syntax.TestExpr, st state) {
 	case *syntax.Word:
 		z.wordSubs(e, st)
 	}
+}
+
+// isOldpwd: the part is $OLDPWD, the directory before the last cd.
+func isOldpwd(part syntax.WordPart) bool {
+	p, ok := part.(*syntax.ParamExp)
+	return ok && p.Param != nil && p.Param.Value == "OLDPWD" && p.Exp == nil && !p.Excl && !p.Length
+}
+
+// trimPattern removes the shortest or longest prefix or suffix of val that
+// the shell pattern (as written) matches, as ${v%p}, ${v%%p}, ${v#p} and
+// ${v##p} do. ok is false for a pattern it cannot read.
+func trimPattern(val, pattern string, op syntax.ParExpOperator) (string, bool) {
+	re, ok := patternRegexp(pattern)
+	if !ok {
+		return "", false
+	}
+	match := func(s string) bool { return re.MatchString(s) }
+	n := len(val)
+	switch op {
+	case syntax.RemSmallSuffix:
+		for i := n; i >= 0; i-- {
+			if match(val[i:]) {
+				return val[:i], true
+			}
+		}
+	case syntax.RemLargeSuffix:
+		for i := 0; i <= n; i++ {
+			if match(val[i:]) {
+				return val[:i], true
+			}
+		}
+	case syntax.RemSmallPrefix:
+		for i := 0; i <= n; i++ {
+			if match(val[:i]) {
+				return val[i:], true
+			}
+		}
+	case syntax.RemLargePrefix:
+		for i := n; i >= 0; i-- {
+			if match(val[:i]) {
+				return val[i:], true
+			}
+		}
+	}
+	return val, true
+}
+
+// patternRegexp translates a shell pattern as written (quotes make
+// characters literal) into an anchored regular expression.
+func patternRegexp(p string) (*regexp.Regexp, bool) {
+	var b strings.Builder
+	b.WriteString("^")
+	quote := byte(0)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '\\' && i+1 < len(p):
+			i++
+			b.WriteString(regexp.QuoteMeta(string(p[i])))
+		case c == '*':
+			b.WriteString("(?s:.*)")
+		case c == '?':
+			b.WriteString("(?s:.)")
+		case c == '[':
+			j := strings.IndexByte(p[i+1:], ']')
+			if j < 0 {
+				return nil, false
+			}
+			class := p[i+1 : i+1+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, "\\", "\\\\") + "]")
+			i += j + 1
+		case c == '$' || c == '`':
+			return nil, false // an expansion in the pattern
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	return re, err == nil
+}
+
+// assignTildes expands the tilde-prefixes of a word that looks like an
+// assignment (name=~/x, name=a:~/b), as bash does for any such word: after
+// the first = and after each following :. changed says whether there was
+// one; unknown whether one is only known at run time (~user, ~+, ~-, or ~
+// with no known home). alone: the literal is the whole word (a prefix at
+// its end is complete).
+func (z *analyzer) assignTildes(s string, alone bool) (out string, changed, unknown bool) {
+	eq := strings.IndexByte(s, '=')
+	if eq <= 0 || !isName(s[:eq]) || strings.ContainsAny(s, "\\") {
+		return s, false, false
+	}
+	var b strings.Builder
+	b.WriteString(s[:eq+1])
+	segs := strings.Split(s[eq+1:], ":")
+	for k, seg := range segs {
+		if k > 0 {
+			b.WriteByte(':')
+		}
+		if !strings.HasPrefix(seg, "~") {
+			b.WriteString(seg)
+			continue
+		}
+		prefix, rest := seg, ""
+		if j := strings.IndexByte(seg, '/'); j >= 0 {
+			prefix, rest = seg[:j], seg[j:]
+		} else if k == len(segs)-1 && !alone {
+			b.WriteString(seg) // ~"x": a quoted tilde-prefix is not expanded
+			continue
+		}
+		changed = true
+		if prefix == "~" && z.opt.Home != "" {
+			b.WriteString(z.opt.Home + rest)
+			continue
+		}
+		unknown = true
+		b.WriteString(rest)
+	}
+	return b.String(), changed, unknown
 }
