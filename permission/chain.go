@@ -248,7 +248,7 @@ func (c *Checker) decide(call Call) Decision {
 			// A program the analyser cannot bound names it: only what
 			// no write may touch is asked here; the OS sandbox keeps
 			// such programs inside the workspace.
-		case write && p.HardLinks > 1:
+		case write && p.HardLinks > 1 && !p.remove:
 			return out(Ask, fmt.Sprintf("%s has %d hard links; one may be outside the workspace", p.Input, p.HardLinks), "")
 		case write && !p.Inside:
 			tool := call.Tool
@@ -313,6 +313,9 @@ type touchedPath struct {
 	// maybe: a command the analyser cannot bound names the path; it may
 	// read or write it.
 	maybe bool
+	// remove: the command only deletes it (rm): another name of a
+	// hard-linked file is left as it was.
+	remove bool
 }
 
 // touched lists what a call reads and writes: a file tool's path, or what
@@ -325,7 +328,7 @@ func (c *Checker) touched(s subject) []touchedPath {
 	}
 	f := s.files
 	for _, p := range f.writes {
-		out = append(out, touchedPath{Info: p, write: true})
+		out = append(out, touchedPath{Info: p, write: true, remove: f.removes[p.Abs]})
 	}
 	for _, p := range f.mayWrite {
 		out = append(out, touchedPath{Info: p, write: true, maybe: true})

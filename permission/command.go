@@ -15,6 +15,7 @@ import (
 // (resolved like the file tools' paths: symlinks, `..`, /proc).
 type commandPaths struct {
 	writes   []pathguard.Info // written for certain: redirections, cp targets, rm operands…
+	removes  map[string]bool  // of writes, by Abs: only ever deleted (rm), never written
 	mayWrite []pathguard.Info // named by commands the analyser cannot bound
 	reads    []readPath
 }
@@ -37,19 +38,26 @@ const (
 // inspectCommand resolves what an analysed command line reads and writes.
 func (c *Checker) inspectCommand(a *shell.Analysis) commandPaths {
 	ws := c.cfg.Workspace
-	var f commandPaths
+	f := commandPaths{removes: map[string]bool{}}
 	seen := map[string]bool{}
-	addWrite := func(list *[]pathguard.Info, p string) {
+	addWrite := func(list *[]pathguard.Info, p string) string {
 		info := c.guard.Inspect(p, ws)
-		if seen[info.Abs] {
-			return
+		if !seen[info.Abs] {
+			seen[info.Abs] = true
+			*list = append(*list, info)
 		}
-		seen[info.Abs] = true
-		*list = append(*list, info)
+		return info.Abs
 	}
+	written := map[string]bool{}
 	for _, w := range a.Writes {
-		if !w.Dynamic {
-			addWrite(&f.writes, w.Path)
+		if w.Dynamic {
+			continue
+		}
+		abs := addWrite(&f.writes, w.Path)
+		if w.Remove && !written[abs] {
+			f.removes[abs] = true
+		} else {
+			written[abs], f.removes[abs] = true, false
 		}
 	}
 	for _, p := range a.Effects.Writes {

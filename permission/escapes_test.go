@@ -177,3 +177,23 @@ func TestCommandReadsAreCheckedLikeFileReads(t *testing.T) {
 		}
 	}
 }
+
+// A write through a hard link changes the file's other names too: every
+// command that writes one is asked, in every mode; deleting one name is
+// not a write through it.
+func TestHardLinkedFilesAreNotWrittenThrough(t *testing.T) {
+	e := newEnv(t)
+	for _, mode := range []permission.Mode{permission.ModeDefault, permission.ModeBypass} {
+		c := checker(t, e, mode, []string{"Bash"}, nil, nil)
+		for _, cmd := range []string{"cp src/main.go hard", "dd if=/dev/zero of=hard count=1", "echo x >> hard",
+			"sed -i s/a/b/ hard", "truncate -s 0 hard", "chmod 600 hard", "tee hard < src/main.go", "mv src/main.go hard"} {
+			if d := check(c, "Bash", input("command", cmd)); d.Behavior != permission.Ask {
+				t.Errorf("%s: %q: %s (%s), want ask", mode, cmd, d.Behavior, d.Reason)
+			}
+		}
+	}
+	c := checker(t, e, permission.ModeBypass, nil, nil, nil)
+	if d := check(c, "Bash", input("command", "rm -f hard")); d.Behavior != permission.Allow {
+		t.Errorf("bypass: rm of a hard-linked name: %+v", d)
+	}
+}

@@ -85,6 +85,10 @@ type Write struct {
 	Dynamic bool
 	// Append is true for >> and &>> (and tee -a).
 	Append bool
+	// Remove is true when the target is deleted, not written (rm,
+	// unlink, find -delete): removing one name of a hard-linked file
+	// leaves the others as they were.
+	Remove bool
 }
 
 // maxScriptDepth bounds how deeply strings run by `sh -c`, `su -c`, watch

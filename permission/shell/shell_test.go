@@ -240,7 +240,7 @@ var safeCases = []struct {
 			Writes: []shell.Write{{Path: "out.tar.gz"}}}},
 	{"rm -rf ./build node_modules", []string{"Bash(rm:*)"},
 		shell.Analysis{Commands: []shell.Command{cmdOf("rm -rf ./build node_modules", "rm", "-rf", "./build", "node_modules")},
-			Writes: []shell.Write{{Path: "./build"}, {Path: "node_modules"}}}},
+			Writes: []shell.Write{{Path: "./build", Remove: true}, {Path: "node_modules", Remove: true}}}},
 	{"git status\ngit diff --stat", []string{"Bash(git status)", "Bash(git diff:*)"},
 		shell.Analysis{Commands: []shell.Command{cmdOf("git status", "git", "status"), cmdOf("git diff --stat", "git", "diff", "--stat")}}},
 	{"(cd src && go vet ./...) && echo done", []string{"Bash(cd:*)", "Bash(go vet:*)", "Bash(echo:*)"},

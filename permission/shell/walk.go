@@ -1010,7 +1010,7 @@ func (z *analyzer) target(w wordInfo, st state, appendMode bool, what, verb stri
 			p = joinPath(st.cwd, p)
 		}
 	}
-	z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: p, Dynamic: dyn, Append: appendMode})
+	z.sink.a.Writes = append(z.sink.a.Writes, Write{Path: p, Dynamic: dyn, Append: appendMode, Remove: verb == "deletes"})
 	z.checkChange(w, st, what, verb)
 }
 
