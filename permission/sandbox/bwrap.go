@@ -22,8 +22,13 @@ import (
 // --new-session is left out on purpose: the Bash tool already starts bwrap
 // as the leader of a new session and process group, and kills the group
 // on timeout; bwrap's children stay in that group.
+//
+// --cap-drop ALL matters where NovaCode runs as root (containers, CI):
+// bwrap started by root keeps every capability inside, and a command could
+// remount the read-only binds writable (`mount -o remount,rw`), or worse.
+// For other users the command has none anyway.
 func namespaceArgs(p Policy) []string {
-	args := []string{"--unshare-pid", "--unshare-ipc"}
+	args := []string{"--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL"}
 	if !p.AllowNetwork {
 		args = append(args, "--unshare-net")
 	}

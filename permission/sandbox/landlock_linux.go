@@ -123,6 +123,9 @@ func confineThreadAndStart(cmd *exec.Cmd, r rulesetFD, allowNetwork bool) error 
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("start command: no_new_privs: %w", err)
 	}
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("start command: %w", err)
+	}
 	if err := llsys.LandlockRestrictSelf(r.fd, r.flags); err != nil {
 		return fmt.Errorf("start command: enforce Landlock: %w", err)
 	}
@@ -132,4 +135,40 @@ func confineThreadAndStart(cmd *exec.Cmd, r rulesetFD, allowNetwork bool) error 
 		}
 	}
 	return cmd.Start()
+}
+
+// dropCapabilities empties the calling thread's capabilities, its bounding
+// set included, so that a program the command runs as root gains none at
+// exec. Landlock confines root's file access too, but not what capabilities
+// allow beside it: rebooting, reconfiguring the network over netlink,
+// loading kernel modules. Capabilities are per thread: NovaCode's other
+// threads keep theirs. A thread without capabilities (NovaCode not run as
+// root) has nothing to drop, and under no_new_privs cannot gain any.
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("read capabilities: %w", err)
+	}
+	if data[0].Permitted == 0 && data[1].Permitted == 0 && data[0].Inheritable == 0 && data[1].Inheritable == 0 {
+		return nil
+	}
+	// Without the bounding set emptied, exec as uid 0 would grant every
+	// capability again.
+	for c := 0; c < 64; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			if err == unix.EINVAL {
+				break // past the kernel's last capability
+			}
+			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
+	}
+	return nil
 }

@@ -31,6 +31,10 @@
 //     unsandboxed, and a command can signal only processes of its own
 //     sandbox (so not those an earlier command left behind).
 //
+// Commands get no capability under either backend, even where NovaCode
+// runs as root (a container, CI): with one, a command could remount a
+// read-only bind writable, reboot or reconfigure the network.
+//
 // With the network off, a seccomp filter refuses the sockets that the
 // backend does not otherwise isolate: under bubblewrap, unix-domain and vsock
 // sockets (the Docker socket or the session bus would let a command ask a

@@ -111,6 +111,10 @@ func TestSandboxFilesystem(t *testing.T) {
 				{name: "read outside", script: "cat " + home + "/.bashrc", wantOut: "# rc"},
 				{name: "dev null", script: "echo x > /dev/null && echo ok", wantOut: "ok"},
 				{name: "exit code", script: "echo out; exit 3", wantCode: 3, wantOut: "out"},
+				// Even where the tests run as root: a capability would let
+				// a command remount a read-only bind writable, or reboot.
+				{name: "no capabilities", script: `grep -E '^Cap(Eff|Prm|Amb):' /proc/self/status | grep -v '0000000000000000$' || echo none`, wantOut: "none"},
+				{name: "no remount", script: "mount -o remount,rw,bind / 2>/dev/null", wantCode: -1},
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {

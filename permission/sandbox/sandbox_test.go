@@ -280,7 +280,7 @@ func TestBwrapArgs(t *testing.T) {
 			p:    Policy{Workspace: ws, Writable: []string{extra, missing}, TempDir: tmp},
 			want: []string{
 				"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-				"--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent",
+				"--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--unshare-net", "--die-with-parent",
 				"--tmpfs", "/tmp",
 				"--bind", ws, ws, "--bind", extra, extra, "--bind", tmp, tmp,
 				"--bind", gitDir, gitDir,
@@ -297,7 +297,7 @@ func TestBwrapArgs(t *testing.T) {
 			p:    Policy{Workspace: ws, AllowNetwork: true},
 			want: []string{
 				"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-				"--unshare-pid", "--unshare-ipc", "--die-with-parent",
+				"--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--die-with-parent",
 				"--tmpfs", "/tmp",
 				"--bind", ws, ws,
 				"--bind", gitDir, gitDir,
