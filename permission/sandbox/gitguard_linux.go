@@ -1,0 +1,835 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Limits of the scan and of the binds. A workspace beyond them is still
+// confined as far as they reach; the sandbox then only stops promising
+// (Guarantees) what it could not check, so that rules for project runners
+// ask.
+const (
+	// scanLimit and scanTimeout bound one walk of the writable
+	// directories (about 1 s on a 2-core machine at the limit; see
+	// BENCHMARKS.md).
+	scanLimit   = 1_000_000
+	scanTimeout = 10 * time.Second
+	// maxGitBinds and maxLinkBinds bound the binds of git metadata and of
+	// linked files per command: bwrap rereads the mount table for each
+	// (100 binds cost some 30 ms a command, 500 cost 350).
+	maxGitBinds  = 128
+	maxLinkBinds = 64
+)
+
+// gitGuard keeps git metadata and files with outside hard links in the
+// writable directories out of reach of bubblewrap commands, and checks,
+// after each command, what it created that no bind could cover because it
+// did not exist yet. It is owned by its Sandbox; its methods are safe for
+// concurrent use.
+type gitGuard struct {
+	scanRoots []string // the workspace and extra directories
+	writable  []string // scanRoots and the temp dir
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when the first scan has ended
+	scanMu    sync.Mutex    // one rescan for hard links at a time
+
+	mu   sync.Mutex
+	tree *tree
+	// trusted holds, per git directory, its protected entries when they
+	// were last known not to be a command's work: at the start of a
+	// command while no other ran, or after the check of one.
+	trusted map[string]map[string]entryState
+	running int    // commands started and not finished
+	seq     uint64 // commands started so far
+	// vetted is, per git directory found after the start of the session,
+	// the seq at which it was checked: commands started before that did
+	// not have it bound read-only and are checked again when they end.
+	vetted map[string]uint64
+	links  linkState
+	// gitOver is set when the git metadata of the last command needed more
+	// than maxGitBinds binds: some was left writable.
+	gitOver bool
+	// missingRefs are files and directories git's config points at in the
+	// writable directories (an included config, a hooks directory) that
+	// did not exist when last trusted: a command must not create them.
+	missingRefs map[string]bool
+}
+
+// entryState is what a protected entry was: its identity and type, and
+// for a symbolic link (which a bind cannot protect: mounting follows it)
+// its target, to put it back.
+type entryState struct {
+	id     fileID
+	mode   uint32 // S_IFMT bits
+	target string
+}
+
+type linkState struct {
+	binds   []string
+	ok      bool   // every file with an outside link is bound read-only
+	why     string // why not, for the user
+	scanned time.Time
+}
+
+// newGitGuard starts the first scan of roots in the background.
+func newGitGuard(roots, writable []string) *gitGuard {
+	ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
+	g := &gitGuard{
+		scanRoots: roots, writable: writable, cancel: cancel,
+		done:    make(chan struct{}),
+		trusted: map[string]map[string]entryState{},
+		vetted:  map[string]uint64{},
+	}
+	go func() {
+		defer close(g.done)
+		defer cancel()
+		t := scanTree(ctx, roots, scanLimit)
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.tree = t
+		g.addLinkTargets()
+		g.trustAll()
+		g.links = linkStateOf(t, maxLinkBinds)
+	}()
+	return g
+}
+
+// close stops the scan and waits for it.
+func (g *gitGuard) close() {
+	g.cancel()
+	<-g.done
+	g.scanMu.Lock() // a rescan in progress ends with its own deadline
+	defer g.scanMu.Unlock()
+}
+
+// guarantees says whether git metadata and files with outside links are
+// out of reach of commands, and if not why. It walks the writable
+// directories again for files with several hard links first (one may have
+// been linked since, from outside), unless a walk that started after this
+// call was made has already done so; the walk is bounded by ctx and
+// scanTimeout.
+func (g *gitGuard) guarantees(ctx context.Context) (git, links bool, gaps []string) {
+	asked := time.Now()
+	select {
+	case <-g.done:
+	case <-ctx.Done():
+		return false, false, []string{"the sandbox has not finished checking the writable directories for git repositories and hard links"}
+	}
+	g.scanMu.Lock()
+	g.mu.Lock()
+	fresh := g.links.scanned.After(asked)
+	g.mu.Unlock()
+	if !fresh {
+		sctx, cancel := context.WithTimeout(ctx, scanTimeout)
+		t := scanTree(sctx, g.scanRoots, scanLimit)
+		cancel()
+		ls := linkStateOf(t, maxLinkBinds)
+		ls.scanned = time.Now()
+		if ctx.Err() == nil { // not cut short by the caller
+			g.mu.Lock()
+			g.links = ls
+			g.mu.Unlock()
+		}
+	}
+	g.scanMu.Unlock()
+
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	git = g.tree.complete && !g.gitOver
+	switch {
+	case !g.tree.complete:
+		gaps = append(gaps, fmt.Sprintf("the writable directories hold more than %d entries (or could not all be read), too many to find every git repository in them", scanLimit))
+	case g.gitOver:
+		gaps = append(gaps, fmt.Sprintf("the git repositories in the writable directories need more than %d read-only binds", maxGitBinds))
+	}
+	if !g.links.ok {
+		gaps = append(gaps, g.links.why)
+	}
+	return git, g.links.ok, gaps
+}
+
+// linkStateOf says which binds keep files with outside links read-only.
+func linkStateOf(t *tree, max int) linkState {
+	ls := linkState{scanned: time.Now()}
+	if !t.complete {
+		ls.why = fmt.Sprintf("the writable directories hold more than %d entries (or could not all be read), too many to check for files with several hard links", scanLimit)
+		return ls
+	}
+	binds, ok := t.linkBinds(max)
+	if !ok {
+		ls.why = fmt.Sprintf("%d files in the writable directories have hard links outside them, more than the sandbox can make read-only", len(t.outsideLinks()))
+		return ls
+	}
+	ls.binds, ls.ok = binds, true
+	return ls
+}
+
+// begin is called before a command starts; it returns the binds that
+// protect git metadata and linked files, and the command's number for end.
+func (g *gitGuard) begin() ([]string, uint64) {
+	<-g.done
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.running == 0 {
+		// Nothing of a command runs: what changed since was done by the
+		// user (or a file tool the user approved), not by a command.
+		ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
+		g.tree.refresh(ctx)
+		cancel()
+		g.addLinkTargets()
+		g.trustAll()
+		g.vetted = map[string]uint64{}
+	}
+	g.running++
+	g.seq++
+	return g.bindArgs(), g.seq
+}
+
+// trustAll records the protected entries of every known git directory,
+// and which paths its config points at are missing.
+func (g *gitGuard) trustAll() {
+	g.trusted = map[string]map[string]entryState{}
+	g.missingRefs = map[string]bool{}
+	for d := range g.tree.gitDirs {
+		g.trusted[d] = protectedEntries(d)
+		for _, p := range g.configRefs(d) {
+			if _, err := os.Lstat(p); err != nil {
+				g.missingRefs[p] = true
+			}
+		}
+	}
+}
+
+// configRefs returns, resolved, the paths in writable directories that the
+// config of git directory d (and what it includes, to a depth of ten)
+// points at: see gitConfigRefs.
+func (g *gitGuard) configRefs(d string) []string {
+	worktree := ""
+	if filepath.Base(d) == ".git" {
+		worktree = filepath.Dir(d)
+	}
+	var out []string
+	seen := map[string]bool{}
+	var read func(file string, depth int)
+	read = func(file string, depth int) {
+		if depth > 10 || seen[file] {
+			return
+		}
+		seen[file] = true
+		data := readSmall(file)
+		if data == nil {
+			return
+		}
+		entries, err := parseGitConfig(data)
+		if err != nil {
+			return
+		}
+		for _, ref := range gitConfigRefs(entries) {
+			p := ref.path
+			switch {
+			case strings.HasPrefix(p, "~/"):
+				home, err := os.UserHomeDir()
+				if err != nil {
+					continue
+				}
+				p = filepath.Join(home, p[2:])
+			case filepath.IsAbs(p):
+			case ref.relativeTo == "config":
+				p = filepath.Join(filepath.Dir(file), p)
+			case worktree != "":
+				p = filepath.Join(worktree, p)
+			default:
+				continue // relative to a work tree this directory does not name
+			}
+			p = resolveLexical(p)
+			if ref.relativeTo == "config" {
+				read(p, depth+1)
+			}
+			if under(p, g.writable) && !under(p, []string{d}) {
+				out = append(out, p)
+			}
+		}
+	}
+	read(filepath.Join(d, "config"), 0)
+	read(filepath.Join(d, "config.worktree"), 0)
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// readSmall reads a regular file of at most 1 MiB without following a
+// final symbolic link; nil if it cannot.
+func readSmall(p string) []byte {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// protectedEntries lists the entries of git directory d that are not work
+// entries.
+func protectedEntries(d string) map[string]entryState {
+	out := map[string]entryState{}
+	ents, _ := os.ReadDir(d)
+	for _, e := range ents {
+		if workEntry(e.Name()) || harmlessEntry(e.Name()) {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Lstat(filepath.Join(d, e.Name()), &st) != nil {
+			continue
+		}
+		es := entryState{id: fileID{st.Dev, st.Ino}, mode: st.Mode & unix.S_IFMT}
+		if es.mode == unix.S_IFLNK {
+			es.target, _ = os.Readlink(filepath.Join(d, e.Name()))
+		}
+		out[e.Name()] = es
+	}
+	return out
+}
+
+// harmlessEntry is an entry of a git directory that git itself never
+// reads (description is gitweb's): it needs no bind.
+func harmlessEntry(name string) bool { return name == "description" }
+
+// addLinkTargets adds to the known git directories those that .git files
+// and links name in writable directories the scan does not cover (the
+// temp dir): they must be protected as well.
+func (g *gitGuard) addLinkTargets() {
+	for l := range g.tree.gitLinks {
+		for _, d := range linkTargets(l) {
+			if _, ok := g.tree.gitDirs[d]; ok || !under(d, g.writable) || !isGitDir(d) {
+				continue
+			}
+			var st unix.Stat_t
+			if unix.Lstat(d, &st) == nil {
+				g.tree.gitDirs[d] = fileID{st.Dev, st.Ino}
+			}
+		}
+	}
+}
+
+// bindArgs returns the binds for one command: every git directory in a
+// writable directory bound onto itself (a mount point cannot be renamed or
+// removed, so .git cannot be moved aside and replaced) with its protected
+// entries read-only (its modules/ and worktrees/ too, with the git
+// directories in them bound writable again on top, and theirs read-only),
+// .git files read-only, then the files with outside links. Missing
+// protected entries cannot be bound: end takes care of those a command
+// creates.
+func (g *gitGuard) bindArgs() []string {
+	dirs := make([]string, 0, len(g.tree.gitDirs))
+	for d := range g.tree.gitDirs {
+		if under(d, g.writable) {
+			dirs = append(dirs, d)
+		}
+	}
+	// Parents before what they hold: a git directory in a container is
+	// bound writable after the container is bound read-only. The
+	// workspace's own repository, nearest the top, first.
+	sort.Slice(dirs, func(i, j int) bool {
+		if a, b := strings.Count(dirs[i], "/"), strings.Count(dirs[j], "/"); a != b {
+			return a < b
+		}
+		return dirs[i] < dirs[j]
+	})
+	var args []string
+	n := 0
+	g.gitOver = false
+	add := func(flag, p string) {
+		n++
+		args = append(args, flag, p, p)
+	}
+	for _, d := range dirs {
+		if !isDirNoFollow(d) {
+			continue
+		}
+		names := sortedNames(protectedEntries(d))
+		if n+1+len(names) > maxGitBinds {
+			g.gitOver = true
+			continue
+		}
+		add("--bind", d)
+		for _, name := range names {
+			p := filepath.Join(d, name)
+			fi, err := os.Lstat(p)
+			if err != nil {
+				continue
+			}
+			if fi.Mode()&os.ModeSymlink != 0 {
+				// A bind cannot protect the link itself (mounting
+				// follows it; end puts it back if a command replaces
+				// it), but it protects what it points to, where git
+				// reads: hooks -> ../githooks in the work tree.
+				if t, err := filepath.EvalSymlinks(p); err == nil && under(t, g.writable) {
+					add("--ro-bind", t)
+				}
+				continue
+			}
+			add("--ro-bind", p)
+		}
+		// What its config points at in the work tree: bound over the
+		// workspace's bind, read-only.
+		for _, p := range g.configRefs(d) {
+			if _, err := os.Stat(p); err != nil {
+				continue // missing: end moves aside what a command creates
+			}
+			if n >= maxGitBinds {
+				g.gitOver = true
+				break
+			}
+			add("--ro-bind", p)
+		}
+	}
+	links := make([]string, 0, len(g.tree.gitLinks))
+	for l := range g.tree.gitLinks {
+		if fi, err := os.Lstat(l); err == nil && fi.Mode().IsRegular() && under(l, g.writable) {
+			links = append(links, l)
+		}
+	}
+	sort.Strings(links)
+	for _, l := range links {
+		if n >= maxGitBinds {
+			g.gitOver = true
+			break
+		}
+		add("--ro-bind", l)
+	}
+	for _, b := range g.links.binds { // at most maxLinkBinds
+		if _, err := os.Lstat(b); err == nil {
+			add("--ro-bind", b)
+		}
+	}
+	return args
+}
+
+func sortedNames(m map[string]entryState) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isDirNoFollow(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
+// end is called once the command numbered seq has ended, with every
+// process of it gone (bubblewrap's PID namespace sees to that). It undoes
+// what the command did to git metadata that no bind could stop: protected
+// entries it created in known git directories are moved aside; a
+// repository it created (or made by writing files laid out as one, or a
+// .git file it pointed elsewhere) has its config cleared of variables that
+// run anything, its hooks, commondir, and a .git link to a place commands
+// could fill moved aside. Nothing is deleted: what is moved aside gets a
+// ".nova-quarantine-N" suffix, which git ignores. It returns what it did,
+// for the model.
+func (g *gitGuard) end(seq uint64) string {
+	<-g.done
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.running--
+	var notes []string
+	q := quarantiner{seq: seq, base: g.scanRoots[0]}
+
+	dirs := make([]string, 0, len(g.trusted))
+	for d := range g.trusted {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		notes = append(notes, g.sweepDir(d, &q)...)
+	}
+	for _, p := range sortedKeys(g.missingRefs) {
+		if _, err := os.Lstat(p); err == nil {
+			notes = append(notes, q.moveAside(filepath.Dir(p), filepath.Base(p), "")+" (git's config points at it)")
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
+	newDirs, newLinks := g.tree.refresh(ctx)
+	cancel()
+	for d, at := range g.vetted {
+		if at >= seq {
+			if id, ok := g.tree.gitDirs[d]; ok {
+				newDirs[d] = id // checked while this command ran: again
+			}
+		}
+	}
+	for _, l := range sortedKeys(newLinks) {
+		notes = append(notes, g.vetLink(l, &q, newDirs)...)
+	}
+	for _, d := range sortedKeys(newDirs) {
+		notes = append(notes, vetGitDir(d, &q)...)
+		g.vetted[d] = g.seq
+		g.trusted[d] = protectedEntries(d)
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "The sandbox undid what this command did to git metadata, which git would run or obey outside the sandbox: " +
+		strings.Join(notes, "; ") + ". Commands cannot change git hooks or configuration; ask the user to make such a change."
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sweepDir moves aside the protected entries of git directory d that were
+// not there (or were another file) when the command started, and puts
+// back a symbolic link it replaced or removed.
+func (g *gitGuard) sweepDir(d string, q *quarantiner) []string {
+	trusted := g.trusted[d]
+	if !isDirNoFollow(d) {
+		return nil // moved or removed with its work tree: refresh finds it
+	}
+	var notes []string
+	now := protectedEntries(d)
+	if st, ok := now[quarantineDir]; ok {
+		if was, ok := trusted[quarantineDir]; !ok || was.id != st.id {
+			// Not the one the sandbox made: it cannot hold the rest.
+			notes = append(notes, q.moveAside(d, quarantineDir, ""))
+		}
+	}
+	for _, name := range sortedNames(now) {
+		st := now[name]
+		was, ok := trusted[name]
+		// The target too: a link cannot be bound, so a command can
+		// replace it, and the new file may reuse the old one's inode.
+		if ok && was == st || name == quarantineDir {
+			continue
+		}
+		notes = append(notes, q.moveAside(d, name, d))
+	}
+	if st, ok := protectedEntries(d)[quarantineDir]; ok {
+		trusted[quarantineDir] = st
+	}
+	for _, name := range sortedNames(trusted) {
+		was := trusted[name]
+		if was.target == "" {
+			continue
+		}
+		if cur, ok := protectedEntries(d)[name]; ok && cur == was {
+			continue
+		}
+		p := filepath.Join(d, name)
+		if err := os.Symlink(was.target, p); err != nil {
+			notes = append(notes, fmt.Sprintf("could not put back the link %s -> %s (%v): check it", q.rel(p), was.target, err))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("put back the link %s -> %s", q.rel(p), was.target))
+		var lst unix.Stat_t
+		if unix.Lstat(p, &lst) == nil {
+			trusted[name] = entryState{id: fileID{lst.Dev, lst.Ino}, mode: unix.S_IFLNK, target: was.target}
+		}
+	}
+	return notes
+}
+
+// vetLink checks a .git file or link the command created or changed: what
+// it points to must be a known git directory, one outside every writable
+// directory (which no command could have made), or one the command made,
+// which is then checked as such. A link to a missing place that a command
+// could fill later is moved aside.
+func (g *gitGuard) vetLink(l string, q *quarantiner, newDirs map[string]fileID) []string {
+	targets := linkTargets(l)
+	if len(targets) == 0 {
+		fi, err := os.Lstat(l)
+		if err == nil && fi.IsDir() {
+			return nil // a .git directory: checked as one
+		}
+		if err == nil {
+			return []string{q.moveAside(filepath.Dir(l), filepath.Base(l), "") + " (it names no git directory)"}
+		}
+		return nil
+	}
+	var notes []string
+	for _, d := range targets {
+		if _, known := g.tree.gitDirs[d]; known {
+			continue
+		}
+		if !under(d, g.writable) {
+			continue
+		}
+		if !isGitDir(d) {
+			return append(notes, q.moveAside(filepath.Dir(l), filepath.Base(l), "")+" (it names "+q.rel(d)+", which is no git directory yet but a command could make one)")
+		}
+		var st unix.Stat_t
+		if unix.Lstat(d, &st) == nil {
+			g.tree.gitDirs[d] = fileID{st.Dev, st.Ino}
+			newDirs[d] = fileID{st.Dev, st.Ino}
+		}
+	}
+	return notes
+}
+
+// linkTargets returns, resolved, the git directory a .git file or symbolic
+// link names and that directory's common directory, or nil.
+func linkTargets(l string) []string {
+	fi, err := os.Lstat(l)
+	if err != nil {
+		return nil
+	}
+	var target string
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		t, err := os.Readlink(l)
+		if err != nil {
+			return nil
+		}
+		target = t
+	case fi.Mode().IsRegular():
+		line := firstLineOf(l)
+		t, ok := strings.CutPrefix(line, "gitdir:")
+		if !ok {
+			return nil
+		}
+		target = strings.TrimSpace(t)
+	default:
+		return nil
+	}
+	if target == "" {
+		return nil
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(l), target)
+	}
+	target = resolveLexical(target)
+	out := []string{target}
+	if c := strings.TrimSpace(firstLineOf(filepath.Join(target, "commondir"))); c != "" {
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(target, c)
+		}
+		out = append(out, resolveLexical(c))
+	}
+	return out
+}
+
+// resolveLexical resolves symbolic links in p as far as it exists.
+func resolveLexical(p string) string {
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	dir, base := filepath.Split(p)
+	if dir == "" || filepath.Clean(dir) == p {
+		return p
+	}
+	return filepath.Join(resolveLexical(filepath.Clean(dir)), base)
+}
+
+// firstLineOf reads the first line of a small regular file, without
+// following a symbolic link or blocking on a FIFO.
+func firstLineOf(p string) string {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return ""
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	sc := bufio.NewScanner(io.LimitReader(f, 4096))
+	if sc.Scan() {
+		return strings.TrimRight(sc.Text(), "\r")
+	}
+	return ""
+}
+
+// isGitDir reports whether d is laid out as a git directory.
+func isGitDir(d string) bool {
+	ents, err := os.ReadDir(d)
+	return err == nil && laidOutAsGitDir(ents)
+}
+
+// vetGitDir makes a git directory a command created safe to leave: its
+// config (and config.worktree) keeps only variables that run nothing,
+// hooks other than git's *.sample files are moved aside, and so is a
+// commondir that names anything but the repository holding a worktree's
+// git directory.
+func vetGitDir(d string, q *quarantiner) []string {
+	var notes []string
+	bare := filepath.Base(d) != ".git" && !strings.Contains(d, "/modules/") && !strings.Contains(d, "/worktrees/")
+	for _, name := range []string{"config", "config.worktree"} {
+		notes = append(notes, vetConfig(d, name, bare, q)...)
+	}
+	hooks := filepath.Join(d, "hooks")
+	if fi, err := os.Lstat(hooks); err == nil {
+		if !fi.IsDir() {
+			notes = append(notes, q.moveAside(d, "hooks", d))
+		} else {
+			ents, _ := os.ReadDir(hooks)
+			for _, e := range ents {
+				if !strings.HasSuffix(e.Name(), ".sample") {
+					notes = append(notes, q.moveAside(hooks, e.Name(), d))
+				}
+			}
+		}
+	}
+	if c := firstLineOf(filepath.Join(d, "commondir")); c != "" || fileExists(filepath.Join(d, "commondir")) {
+		c = strings.TrimSpace(c)
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(d, c)
+		}
+		holder := filepath.Dir(filepath.Dir(d)) // X for X/worktrees/id
+		if filepath.Base(filepath.Dir(d)) != "worktrees" || resolveLexical(c) != resolveLexical(holder) {
+			notes = append(notes, q.moveAside(d, "commondir", d))
+		}
+	}
+	return notes
+}
+
+// vetConfig rewrites d/name without the variables a new repository may
+// not keep, moving the original aside.
+func vetConfig(d, name string, bare bool, q *quarantiner) []string {
+	p := filepath.Join(d, name)
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil
+	}
+	var data []byte
+	if fi.Mode().IsRegular() {
+		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err == nil {
+			f := os.NewFile(uintptr(fd), p)
+			data, err = io.ReadAll(io.LimitReader(f, 1<<20))
+			f.Close()
+		}
+		if err != nil {
+			data = nil
+		}
+	}
+	var clean []byte
+	var removed []string
+	if fi.Mode().IsRegular() && data != nil {
+		clean, removed = sanitizeGitConfig(data, bare)
+	} else {
+		clean, removed = minimalGitConfig(bare), []string{"everything (it is not a regular file)"}
+	}
+	if len(removed) == 0 {
+		return nil
+	}
+	if name == "config.worktree" && len(clean) == 0 {
+		return []string{q.moveAside(d, name, d)}
+	}
+	moved := q.moveAside(d, name, d)
+	if err := writeNew(p, clean); err != nil {
+		return []string{moved, fmt.Sprintf("could not write a clean %s (%v)", q.rel(p), err)}
+	}
+	return []string{fmt.Sprintf("took %s out of %s (%s)", strings.Join(removed, ", "), q.rel(p), moved)}
+}
+
+// writeNew creates p, which must not exist, with data.
+func writeNew(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// quarantineDir is where, in a git directory, what a command put there is
+// moved: one directory, so that however much a command creates, it costs
+// one read-only bind from then on. Git ignores it.
+const quarantineDir = "nova-quarantine"
+
+// quarantiner moves entries aside. It renames through descriptors of the
+// directories opened without following a symbolic link, so that a link
+// swapped in by a command still running cannot redirect a rename.
+type quarantiner struct {
+	seq  uint64
+	base string // paths in notes are relative to it (the workspace)
+}
+
+// rel shortens p for a note.
+func (q *quarantiner) rel(p string) string {
+	if r, err := filepath.Rel(q.base, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+// moveAside moves dir/name into the quarantine directory of git directory
+// gitDir, as "N-name" (N the command's number), or with gitDir "" renames
+// it in dir to "name.nova-quarantine-N". It returns a note.
+func (q *quarantiner) moveAside(dir, name, gitDir string) string {
+	p := filepath.Join(dir, name)
+	fail := func(err error) string {
+		return fmt.Sprintf("could not move %s aside (%v): remove it yourself", q.rel(p), err)
+	}
+	from, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fail(err)
+	}
+	defer unix.Close(from)
+	to, toName, where := from, name+".nova-quarantine-"+strconv.FormatUint(q.seq, 10), dir
+	if gitDir != "" {
+		if qfd, err := openQuarantine(gitDir); err == nil {
+			defer unix.Close(qfd)
+			to, toName, where = qfd, strconv.FormatUint(q.seq, 10)+"-"+name, filepath.Join(gitDir, quarantineDir)
+		}
+	}
+	target := toName
+	for i := 2; ; i++ {
+		err = unix.Renameat2(from, name, to, target, unix.RENAME_NOREPLACE)
+		if !errors.Is(err, unix.EEXIST) || i > 100 {
+			break
+		}
+		target = toName + "-" + strconv.Itoa(i)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return fmt.Sprintf("moved %s aside to %s", q.rel(p), q.rel(filepath.Join(where, target)))
+}
+
+// openQuarantine opens (creating it) the quarantine directory of gitDir.
+func openQuarantine(gitDir string) (int, error) {
+	gfd, err := unix.Open(gitDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(gfd)
+	if err := unix.Mkdirat(gfd, quarantineDir, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+		return -1, err
+	}
+	return unix.Openat(gfd, quarantineDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+}
