@@ -214,6 +214,9 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if n := sb.Notice(); n != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
 	}
+	if n := sandboxLimits(ctx, sb); n != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
+	}
 	env := &tool.Env{Dir: dir, Files: tool.NewFileState()}
 	if g := checker.Guard(); g != nil {
 		env.Guard = g
