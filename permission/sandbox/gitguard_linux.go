@@ -69,6 +69,12 @@ type gitGuard struct {
 	// writable directories (an included config, a hooks directory) that
 	// did not exist when last trusted: a command must not create them.
 	missingRefs map[string]bool
+	// unchecked is set when the look after a command could not finish (a
+	// command made more entries than a walk reads): what is new at the
+	// next start is then checked as a command's work, not trusted as the
+	// user's; pending holds what that check did, for the next note.
+	unchecked bool
+	pending   []string
 }
 
 // entryState is what a protected entry was: its identity and type, and
@@ -89,6 +95,11 @@ type linkState struct {
 
 // newGitGuard starts the first scan of roots in the background.
 func newGitGuard(roots, writable []string) *gitGuard {
+	return newGitGuardLimit(roots, writable, scanLimit)
+}
+
+// newGitGuardLimit is newGitGuard with another entry limit per walk.
+func newGitGuardLimit(roots, writable []string, limit int) *gitGuard {
 	ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
 	g := &gitGuard{
 		scanRoots: roots, writable: writable, cancel: cancel,
@@ -99,7 +110,7 @@ func newGitGuard(roots, writable []string) *gitGuard {
 	go func() {
 		defer close(g.done)
 		defer cancel()
-		t := scanTree(ctx, roots, scanLimit)
+		t := scanTree(ctx, roots, limit)
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		g.tree = t
@@ -188,10 +199,16 @@ func (g *gitGuard) begin() ([]string, uint64) {
 	defer g.mu.Unlock()
 	if g.running == 0 {
 		// Nothing of a command runs: what changed since was done by the
-		// user (or a file tool the user approved), not by a command.
+		// user (or a file tool the user approved), not by a command;
+		// unless the look after the last command did not finish.
 		ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
-		g.tree.refresh(ctx)
+		newDirs, newLinks := g.tree.refresh(ctx)
 		cancel()
+		if g.unchecked {
+			q := quarantiner{seq: g.seq, base: g.scanRoots[0]}
+			g.pending = append(g.pending, g.vetNew(newDirs, newLinks, &q)...)
+			g.unchecked = !g.tree.refreshComplete
+		}
 		g.addLinkTargets()
 		g.trustAll()
 		g.vetted = map[string]uint64{}
@@ -477,6 +494,10 @@ func (g *gitGuard) end(seq uint64) string {
 	ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
 	newDirs, newLinks := g.tree.refresh(ctx)
 	cancel()
+	if !g.tree.refreshComplete {
+		g.unchecked = true
+		notes = append(notes, fmt.Sprintf("the command created more than %d entries, more than the sandbox can look through after a command: a git repository it made among them may not have been checked (look for .git directories it created before running git in them)", g.tree.limit))
+	}
 	for d, at := range g.vetted {
 		if at >= seq {
 			if id, ok := g.tree.gitDirs[d]; ok {
@@ -484,19 +505,29 @@ func (g *gitGuard) end(seq uint64) string {
 			}
 		}
 	}
-	for _, l := range sortedKeys(newLinks) {
-		notes = append(notes, g.vetLink(l, &q, newDirs)...)
-	}
-	for _, d := range sortedKeys(newDirs) {
-		notes = append(notes, vetGitDir(d, &q)...)
-		g.vetted[d] = g.seq
-		g.trusted[d] = protectedEntries(d)
-	}
+	notes = append(notes, g.vetNew(newDirs, newLinks, &q)...)
+	notes = append(g.pending, notes...)
+	g.pending = nil
 	if len(notes) == 0 {
 		return ""
 	}
 	return "The sandbox undid what this command did to git metadata, which git would run or obey outside the sandbox: " +
 		strings.Join(notes, "; ") + ". Commands cannot change git hooks or configuration; ask the user to make such a change."
+}
+
+// vetNew checks new .git links and new git directories (see vetLink and
+// vetGitDir) and records the directories as checked.
+func (g *gitGuard) vetNew(newDirs map[string]fileID, newLinks map[string]linkID, q *quarantiner) []string {
+	var notes []string
+	for _, l := range sortedKeys(newLinks) {
+		notes = append(notes, g.vetLink(l, q, newDirs)...)
+	}
+	for _, d := range sortedKeys(newDirs) {
+		notes = append(notes, vetGitDir(d, q)...)
+		g.vetted[d] = g.seq
+		g.trusted[d] = protectedEntries(d)
+	}
+	return notes
 }
 
 func sortedKeys[V any](m map[string]V) []string {

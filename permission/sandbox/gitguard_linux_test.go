@@ -413,3 +413,36 @@ func TestGuaranteesSeeLinksMadeLater(t *testing.T) {
 		t.Errorf("binds (-want +got):\n%s", d)
 	}
 }
+
+// TestUncheckedCommandIsCheckedLater: a command that creates more entries
+// than one look reads is reported, and what it created is checked at the
+// next command's start, not trusted as the user's.
+func TestUncheckedCommandIsCheckedLater(t *testing.T) {
+	ws := workspace(t)
+	writeFile(t, filepath.Join(ws, "a.go"), "x\n")
+	g := newGitGuardLimit([]string{ws}, []string{ws}, 60)
+	t.Cleanup(g.close)
+	_, seq := g.begin()
+	// What the command does: many files, then a repository.
+	for i := range 100 {
+		writeFile(t, filepath.Join(ws, "many", fmt.Sprint(i)), "")
+	}
+	for _, f := range []string{"zz/.git/objects/x", "zz/.git/refs/x"} {
+		writeFile(t, filepath.Join(ws, f), "")
+	}
+	writeFile(t, filepath.Join(ws, "zz", ".git", "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(ws, "zz", ".git", "config"), "[core]\n\tfsmonitor = ./evil\n")
+	note := g.end(seq)
+	if !strings.Contains(note, "more than 60 entries") {
+		t.Errorf("not reported: %q", note)
+	}
+	// The many files go; the next command's start checks what is left.
+	if err := os.RemoveAll(filepath.Join(ws, "many")); err != nil {
+		t.Fatal(err)
+	}
+	_, seq = g.begin()
+	note = g.end(seq)
+	if !strings.Contains(note, "took core.fsmonitor out of zz/.git/config") {
+		t.Errorf("the repository the command made was not checked: %q", note)
+	}
+}

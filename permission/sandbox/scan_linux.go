@@ -66,10 +66,11 @@ type tree struct {
 	roots []string
 	// complete is false when a walk stopped at its entry limit or
 	// deadline: then nothing can be said about what it did not see.
-	complete bool
-	entries  int
-	limit    int
-	dirs     map[string]*dirStamp
+	// refreshComplete says the same of the last refresh alone.
+	complete, refreshComplete bool
+	entries                   int
+	limit                     int
+	dirs                      map[string]*dirStamp
 	// gitDirs are the git directories found, gitLinks the .git files and
 	// symbolic links, both by path with their identity.
 	gitDirs  map[string]fileID
@@ -405,6 +406,12 @@ func (t *tree) linkBinds(max int) (binds []string, ok bool) {
 func (t *tree) refresh(ctx context.Context) (newDirs map[string]fileID, newLinks map[string]linkID) {
 	newDirs, newLinks = map[string]fileID{}, map[string]linkID{}
 	t.entries = 0 // the limit bounds each walk, this one too
+	wasComplete := t.complete
+	t.complete = true
+	defer func() {
+		t.refreshComplete = t.complete
+		t.complete = wasComplete && t.complete
+	}()
 	oldDirs, oldLinks := t.gitDirs, t.gitLinks
 	// A git directory is bound onto itself, so it cannot be replaced: its
 	// inode tells a moved one from a new one. A link is known by its
@@ -451,6 +458,7 @@ func (t *tree) refresh(ctx context.Context) (newDirs map[string]fileID, newLinks
 		t.forgetGitBelow(p)
 		more, err := t.readDir(p, kind)
 		if err != nil {
+			t.dirs[p] = stale(old)
 			t.complete = false
 			break
 		}
@@ -458,10 +466,14 @@ func (t *tree) refresh(ctx context.Context) (newDirs map[string]fileID, newLinks
 			if _, seen := t.dirs[m.path]; seen {
 				continue
 			}
-			if err := t.walk(ctx, m.path, m.kind); err != nil {
+			if err := t.walkNew(ctx, m.path, m.kind); err != nil {
+				t.dirs[p] = stale(t.dirs[p])
 				t.complete = false
 				break
 			}
+		}
+		if !t.complete {
+			break
 		}
 	}
 	for p, id := range t.gitDirs {
@@ -475,6 +487,35 @@ func (t *tree) refresh(ctx context.Context) (newDirs map[string]fileID, newLinks
 		}
 	}
 	return newDirs, newLinks
+}
+
+// walkNew walks a directory new since the last look. If the walk cannot
+// finish, it forgets every directory it read, so that the next refresh
+// walks the whole of it again rather than trusting what it saw of it.
+func (t *tree) walkNew(ctx context.Context, dir string, kind dirKind) error {
+	before := map[string]bool{}
+	for d := range t.dirs {
+		if d == dir || strings.HasPrefix(d, dir+string(filepath.Separator)) {
+			before[d] = true
+		}
+	}
+	err := t.walk(ctx, dir, kind)
+	if err != nil {
+		for d := range t.dirs {
+			if (d == dir || strings.HasPrefix(d, dir+string(filepath.Separator))) && !before[d] {
+				delete(t.dirs, d)
+			}
+		}
+	}
+	return err
+}
+
+// stale returns s with a change time no directory has, so that the next
+// refresh reads the directory again.
+func stale(s *dirStamp) *dirStamp {
+	c := *s
+	c.ctime = unix.Timespec{Sec: -1}
+	return &c
 }
 
 // isGitDir reports whether p was known as a git directory of its own (not
