@@ -86,6 +86,8 @@ func protectedName(p string) string {
 		return "submodule configuration (.gitmodules): it tells git which repositories to fetch and check out"
 	case last == ".envrc":
 		return "a direnv file (.envrc): it runs when a shell enters the directory"
+	case last == ".gitconfig", len(norm) >= 3 && norm[len(norm)-3] == ".config" && norm[len(norm)-2] == "git":
+		return "git's configuration for every repository (" + parts[len(parts)-1] + "): git runs the commands it names"
 	case slices.Contains(startupFiles, last):
 		return fmt.Sprintf("a shell start-up file (%s): it runs in every new shell", parts[len(parts)-1])
 	case hasSuffixParts(norm, ".config", "fish", "config.fish"),

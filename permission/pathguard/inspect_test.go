@@ -110,6 +110,8 @@ func TestInspect(t *testing.T) {
 		{".GITMODULES case", ".GITMODULES", "", Info{Abs: j(ws, ".GITMODULES"), Resolved: j(ws, ".GITMODULES"), Inside: true, Root: ws, Protected: "submodule configuration"}},
 		{".envrc", ".envrc", "", Info{Abs: j(ws, ".envrc"), Resolved: j(ws, ".envrc"), Inside: true, Root: ws, Protected: "direnv"}},
 		{".envrc trailing dot", "sub/.envrc.", "", Info{Abs: j(ws, "sub/.envrc."), Resolved: j(ws, "sub/.envrc."), Inside: true, Root: ws, Protected: "direnv"}},
+		{"~/.gitconfig", "~/.gitconfig", "", Info{Abs: j(home, ".gitconfig"), Resolved: j(home, ".gitconfig"), Protected: "git's configuration for every repository"}},
+		{"~/.config/git/config", "~/.config/git/config", "", Info{Abs: j(home, ".config/git/config"), Resolved: j(home, ".config/git/config"), Protected: "git's configuration for every repository"}},
 		{".novacode", ".novacode/settings.json", "", Info{Abs: j(ws, ".novacode/settings.json"), Resolved: j(ws, ".novacode/settings.json"), Inside: true, Root: ws, HardLinks: 1, Protected: "NovaCode's own settings"}},
 		{".mcp.json", ".mcp.json", "", Info{Abs: j(ws, ".mcp.json"), Resolved: j(ws, ".mcp.json"), Inside: true, Root: ws, HardLinks: 1, Protected: "MCP"}},
 		{".vscode/settings.json is not protected", ".vscode/settings.json", "", Info{Abs: j(ws, ".vscode/settings.json"), Resolved: j(ws, ".vscode/settings.json"), Inside: true, Root: ws, HardLinks: 1}},

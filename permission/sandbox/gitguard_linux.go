@@ -223,14 +223,56 @@ func (g *gitGuard) begin() ([]string, uint64) {
 func (g *gitGuard) trustAll() {
 	g.trusted = map[string]map[string]entryState{}
 	g.missingRefs = map[string]bool{}
+	var refs []string
 	for d := range g.tree.gitDirs {
 		g.trusted[d] = protectedEntries(d)
-		for _, p := range g.configRefs(d) {
-			if _, err := os.Lstat(p); err != nil {
-				g.missingRefs[p] = true
-			}
+		refs = append(refs, g.configRefs(d)...)
+	}
+	refs = append(refs, g.globalRefs()...)
+	for _, p := range refs {
+		if _, err := os.Lstat(p); err != nil {
+			g.missingRefs[p] = true
 		}
 	}
+}
+
+// globalGitConfigs are the user's own git config files (git-config(1),
+// FILES), which git reads in every repository, and the attributes file
+// beside them.
+func globalGitConfigs() []string {
+	var out []string
+	if p := os.Getenv("GIT_CONFIG_GLOBAL"); p != "" && filepath.IsAbs(p) {
+		out = append(out, p)
+	}
+	home, _ := os.UserHomeDir()
+	if home != "" {
+		out = append(out, filepath.Join(home, ".gitconfig"))
+	}
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	if xdg != "" {
+		out = append(out, filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git", "attributes"))
+	}
+	return out
+}
+
+// globalRefs returns the user's git config files that lie in a writable
+// directory (NovaCode started in the home directory, or with it among the
+// additional directories), and what they point at there: protected like a
+// repository's config, since git obeys them in every repository.
+func (g *gitGuard) globalRefs() []string {
+	var out []string
+	for _, f := range globalGitConfigs() {
+		f = resolveLexical(f)
+		if under(f, g.writable) {
+			out = append(out, f)
+		}
+		out = append(out, g.fileRefs(f, "", "")...)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // configRefs returns, resolved, the paths in writable directories that the
@@ -241,6 +283,15 @@ func (g *gitGuard) configRefs(d string) []string {
 	if filepath.Base(d) == ".git" {
 		worktree = filepath.Dir(d)
 	}
+	out := append(g.fileRefs(filepath.Join(d, "config"), worktree, d), g.fileRefs(filepath.Join(d, "config.worktree"), worktree, d)...)
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// fileRefs returns what config file points at in writable directories
+// (but inside skip, a git directory protected anyway), following includes;
+// paths relative to the work tree are left out where worktree is "".
+func (g *gitGuard) fileRefs(config, worktree, skip string) []string {
 	var out []string
 	seen := map[string]bool{}
 	var read func(file string, depth int)
@@ -278,15 +329,13 @@ func (g *gitGuard) configRefs(d string) []string {
 			if ref.relativeTo == "config" {
 				read(p, depth+1)
 			}
-			if under(p, g.writable) && !under(p, []string{d}) {
+			if under(p, g.writable) && (skip == "" || !under(p, []string{skip})) {
 				out = append(out, p)
 			}
 		}
 	}
-	read(filepath.Join(d, "config"), 0)
-	read(filepath.Join(d, "config.worktree"), 0)
-	sort.Strings(out)
-	return slices.Compact(out)
+	read(config, 0)
+	return out
 }
 
 // readSmall reads a regular file of at most 1 MiB without following a
@@ -422,6 +471,17 @@ func (g *gitGuard) bindArgs() []string {
 			}
 			add("--ro-bind", p)
 		}
+	}
+	// The user's own git config, where it lies in a writable directory.
+	for _, p := range g.globalRefs() {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if n >= maxGitBinds {
+			g.gitOver = true
+			break
+		}
+		add("--ro-bind", p)
 	}
 	links := make([]string, 0, len(g.tree.gitLinks))
 	for l := range g.tree.gitLinks {

@@ -446,3 +446,53 @@ func TestUncheckedCommandIsCheckedLater(t *testing.T) {
 		t.Errorf("the repository the command made was not checked: %q", note)
 	}
 }
+
+// TestUserGitConfigInTheWorkspace: where the workspace is the home
+// directory, the user's own git config (which git obeys in every
+// repository) is protected like a repository's: the existing one is
+// read-only, a new one is moved aside.
+func TestUserGitConfigInTheWorkspace(t *testing.T) {
+	for _, sandboxed := range []bool{false, true} {
+		for _, tt := range []struct{ name, script string }{
+			{"~/.gitconfig", `printf '[core]\n\tfsmonitor = '$PWD'/repo/evil.sh\n' >> .gitconfig`},
+			{"~/.config/git/config", `mkdir -p .config/git && printf '[core]\n\tfsmonitor = '$PWD'/repo/evil.sh\n' > .config/git/config`},
+		} {
+			t.Run(fmt.Sprintf("sandboxed=%v/%s", sandboxed, tt.name), func(t *testing.T) {
+				home := workspace(t)
+				t.Setenv("HOME", home)
+				for _, v := range []string{"XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"} {
+					t.Setenv(v, "") // restored after the test
+					os.Unsetenv(v)  // git takes an empty value as set
+				}
+				writeFile(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = u\n\temail = u@example.com\n")
+				mark := filepath.Join(outsideDir(t, ""), "ran")
+				writeFile(t, filepath.Join(home, "repo", "evil.sh"), "#!/bin/sh\necho ran >> "+mark+"\nexit 1\n")
+				if err := os.Chmod(filepath.Join(home, "repo", "evil.sh"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := exec.Command("git", "-C", filepath.Join(home, "repo"), "init", "-q").CombinedOutput(); err != nil {
+					t.Fatalf("%v %s", err, out)
+				}
+				s, err := New(ModeOff, Policy{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sandboxed {
+					s = realSandbox(t, KindBubblewrap, Policy{Workspace: home})
+				}
+				out, _ := runIn(t, s, home, tt.script)
+				cmd := exec.Command("git", "status")
+				cmd.Dir = filepath.Join(home, "repo")
+				cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+				_ = cmd.Run()
+				_, err = os.Stat(mark)
+				if sandboxed && err == nil {
+					t.Errorf("the user's git ran what the command planted in %s\n%s", tt.name, out)
+				}
+				if !sandboxed && err != nil {
+					t.Errorf("control: nothing ran; the check cannot fail\n%s", out)
+				}
+			})
+		}
+	}
+}
