@@ -75,6 +75,11 @@ type gitGuard struct {
 	// user's; pending holds what that check did, for the next note.
 	unchecked bool
 	pending   []string
+	// w watches the known git directories while commands run (nil where
+	// inotify does not work); onTamper stops the running commands when
+	// one creates a protected entry (see watch_linux.go).
+	w        *watcher
+	onTamper func()
 }
 
 // entryState is what a protected entry was: its identity and type, and
@@ -93,19 +98,21 @@ type linkState struct {
 	scanned time.Time
 }
 
-// newGitGuard starts the first scan of roots in the background.
-func newGitGuard(roots, writable []string) *gitGuard {
-	return newGitGuardLimit(roots, writable, scanLimit)
+// newGitGuard starts the first scan of roots in the background. onTamper
+// (may be nil) stops every running command.
+func newGitGuard(roots, writable []string, onTamper func()) *gitGuard {
+	return newGitGuardLimit(roots, writable, scanLimit, onTamper)
 }
 
 // newGitGuardLimit is newGitGuard with another entry limit per walk.
-func newGitGuardLimit(roots, writable []string, limit int) *gitGuard {
+func newGitGuardLimit(roots, writable []string, limit int, onTamper func()) *gitGuard {
 	ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
 	g := &gitGuard{
 		scanRoots: roots, writable: writable, cancel: cancel,
-		done:    make(chan struct{}),
-		trusted: map[string]map[string]entryState{},
-		vetted:  map[string]uint64{},
+		done:     make(chan struct{}),
+		trusted:  map[string]map[string]entryState{},
+		vetted:   map[string]uint64{},
+		onTamper: onTamper,
 	}
 	go func() {
 		defer close(g.done)
@@ -117,14 +124,18 @@ func newGitGuardLimit(roots, writable []string, limit int) *gitGuard {
 		g.addLinkTargets()
 		g.trustAll()
 		g.links = linkStateOf(t, maxLinkBinds)
+		if ctx.Err() == nil {
+			g.startWatch()
+		}
 	}()
 	return g
 }
 
-// close stops the scan and waits for it.
+// close stops the scan and the watcher and waits for them.
 func (g *gitGuard) close() {
 	g.cancel()
 	<-g.done
+	g.stopWatch()
 	g.scanMu.Lock() // a rescan in progress ends with its own deadline
 	defer g.scanMu.Unlock()
 }
@@ -212,6 +223,9 @@ func (g *gitGuard) begin() ([]string, uint64) {
 		g.addLinkTargets()
 		g.trustAll()
 		g.vetted = map[string]uint64{}
+		if g.w != nil {
+			g.w.sync(g.watchDirs())
+		}
 	}
 	g.running++
 	g.seq++

@@ -311,7 +311,7 @@ func TestGitBindArgs(t *testing.T) {
 	writeFile(t, filepath.Join(outside, "rc"), "rc\n")
 	link(t, filepath.Join(outside, "rc"), filepath.Join(ws, "rc"))
 
-	g := newGitGuard([]string{ws}, []string{ws})
+	g := newGitGuard([]string{ws}, []string{ws}, nil)
 	t.Cleanup(g.close)
 	args, seq := g.begin()
 	g.end(seq)
@@ -420,7 +420,7 @@ func TestGuaranteesSeeLinksMadeLater(t *testing.T) {
 func TestUncheckedCommandIsCheckedLater(t *testing.T) {
 	ws := workspace(t)
 	writeFile(t, filepath.Join(ws, "a.go"), "x\n")
-	g := newGitGuardLimit([]string{ws}, []string{ws}, 60)
+	g := newGitGuardLimit([]string{ws}, []string{ws}, 60, nil)
 	t.Cleanup(g.close)
 	_, seq := g.begin()
 	// What the command does: many files, then a repository.
@@ -494,5 +494,35 @@ func TestUserGitConfigInTheWorkspace(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestWatcherStopsACommandThatPlants: a command that creates what git reads
+// as configuration in a known git directory is stopped as soon as it does,
+// not left to run (a git the user runs meanwhile would obey it), and what
+// it made is moved aside; a command that only works is not stopped.
+func TestWatcherStopsACommandThatPlants(t *testing.T) {
+	r := newGitRepos(t)
+	s := realSandbox(t, KindBubblewrap, Policy{Workspace: r.ws})
+	if out, code := runIn(t, s, r.ws, "sleep 0.3 && git status --porcelain >/dev/null && echo still-here"); code != 0 || !strings.Contains(out, "still-here") {
+		t.Fatalf("a command that plants nothing was stopped: %d %s", code, out)
+	}
+	for _, script := range []string{
+		`echo /elsewhere > .git/commondir; sleep 30; touch finished`,
+		`echo ../.. > .git/modules/lib/commondir; sleep 30; touch finished`,
+		`mkdir nested/.git/modules; sleep 30; touch finished`,
+	} {
+		out, code := runIn(t, s, r.ws, script)
+		if _, err := os.Stat(filepath.Join(r.ws, "finished")); err == nil {
+			t.Errorf("%q ran to its end:\n%s", script, out)
+			os.Remove(filepath.Join(r.ws, "finished"))
+			continue
+		}
+		if code == 0 || !strings.Contains(out, "as soon as it appeared, and the running commands were stopped") {
+			t.Errorf("%q: code %d, output:\n%s", script, code, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, ".git", "commondir")); err == nil {
+		t.Error(".git/commondir is there")
 	}
 }

@@ -38,6 +38,7 @@ var workNames = map[string]bool{
 	"rebase-merge": true, "rebase-apply": true, "sequencer": true, "rr-cache": true,
 	"gc.pid": true, "gc.log": true, "lost-found": true, "lfs": true,
 	"fsmonitor--daemon": true, "fsmonitor--daemon.ipc": true,
+	"packed-refs.new": true, // git pack-refs, renamed onto packed-refs
 }
 
 // workPrefixes and workSuffixes cover the families of such names: bisect
@@ -46,7 +47,7 @@ var workNames = map[string]bool{
 // read as configuration; renaming config.lock onto a read-only config
 // fails).
 var (
-	workPrefixes = []string{"BISECT_", "NOTES_MERGE_", "index.", "sharedindex.", "next-index-"}
+	workPrefixes = []string{"BISECT_", "NOTES_MERGE_", "index.", "sharedindex.", "next-index-", "shallow_"}
 	workSuffixes = []string{".lock", "_EDITMSG"}
 )
 
@@ -75,3 +76,13 @@ func workEntry(name string) bool {
 // (worktrees/). Each of those is protected as a git directory of its own,
 // so that work inside a submodule or worktree still goes on.
 func isContainer(name string) bool { return name == "modules" || name == "worktrees" }
+
+// readAsConfig are the entries of a git directory git reads as
+// configuration or runs, known by name. Created while a command runs, one
+// of them stops the command at once (see watch_linux.go); any other new
+// entry that is no work entry is moved aside when the command ends, since
+// a name git may write that the list above lacks must not stop a command.
+var readAsConfig = map[string]bool{
+	"config": true, "config.worktree": true, "hooks": true, "info": true, "commondir": true,
+	"gitdir": true, "modules": true, "worktrees": true, "branches": true, "remotes": true,
+}

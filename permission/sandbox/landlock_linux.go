@@ -313,3 +313,10 @@ func procSession(pid int) (state byte, session int, ok bool) {
 	}
 	return f[0][0], s, true
 }
+
+// killGroup kills process group pgid, or the process if it leads none.
+func killGroup(pid int) {
+	if err := unix.Kill(-pid, unix.SIGKILL); err != nil {
+		_ = unix.Kill(pid, unix.SIGKILL)
+	}
+}

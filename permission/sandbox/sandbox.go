@@ -26,7 +26,9 @@
 //     script named by core.fsmonitor). What does not exist when a command
 //     starts cannot be bound; what a command creates there (a commondir, a
 //     new repository with a core.fsmonitor) is checked and undone once it
-//     has ended, when no process of it is left (see Finish). Files with a
+//     has ended, when no process of it is left (see Finish), and what git
+//     reads as configuration appearing in a known git directory while
+//     commands run stops them at once (watch_linux.go). Files with a
 //     hard link outside the writable directories are bound read-only too:
 //     nothing else stops a write through a link. .novacode is read-only,
 //     so a command cannot change what the next session allows. The
@@ -193,7 +195,9 @@ func newSandbox(mode Mode, p Policy, pr probes) (*Sandbox, error) {
 		if p.TempDir != "" {
 			writable = append(slices.Clone(roots), p.TempDir)
 		}
-		return &Sandbox{kind: KindBubblewrap, policy: p, bwrap: bw, git: newGitGuard(roots, writable)}, nil
+		s := &Sandbox{kind: KindBubblewrap, policy: p, bwrap: bw}
+		s.git = newGitGuard(roots, writable, s.stopRunning)
+		return s, nil
 	}
 	reasons = append(reasons, err.Error())
 
@@ -534,6 +538,20 @@ func (s *Sandbox) Finish(_ context.Context, cmd *exec.Cmd) string {
 		c.end()
 	}
 	return ""
+}
+
+// stopRunning kills every command Start started that has not finished: a
+// bubblewrap command created git metadata while it ran (see watch_linux.go),
+// and it cannot be told which one did. The process group is the command's
+// (Start's caller makes it lead one); bwrap's dying takes its PID
+// namespace with it.
+func (s *Sandbox) stopRunning() {
+	s.started.Range(func(k, _ any) bool {
+		if cmd, ok := k.(*exec.Cmd); ok && cmd.Process != nil {
+			killGroup(cmd.Process.Pid)
+		}
+		return true
+	})
 }
 
 // wrapBwrap returns the bwrap argv that runs argv in dir, and the files it

@@ -42,10 +42,12 @@ func killSession(int) {}
 // only bubblewrap uses it); elsewhere there is none.
 type gitGuard struct{}
 
-func newGitGuard([]string, []string) *gitGuard { return nil }
-func (*gitGuard) close()                       {}
-func (*gitGuard) begin() ([]string, uint64)    { return nil, 0 }
-func (*gitGuard) end(uint64) string            { return "" }
+func newGitGuard([]string, []string, func()) *gitGuard { return nil }
+func (*gitGuard) close()                               {}
+func (*gitGuard) begin() ([]string, uint64)            { return nil, 0 }
+func (*gitGuard) end(uint64) string                    { return "" }
 func (*gitGuard) guarantees(context.Context) (bool, bool, []string) {
 	return false, false, []string{errNotLinux.Error()}
 }
+
+func killGroup(int) {}
