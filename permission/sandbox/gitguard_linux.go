@@ -298,6 +298,13 @@ func (g *gitGuard) configRefs(d string) []string {
 		worktree = filepath.Dir(d)
 	}
 	out := append(g.fileRefs(filepath.Join(d, "config"), worktree, d), g.fileRefs(filepath.Join(d, "config.worktree"), worktree, d)...)
+	if worktree != "" {
+		// The user's own config applies here too: a relative
+		// core.hooksPath in it names a directory of this work tree.
+		for _, f := range globalGitConfigs() {
+			out = append(out, g.fileRefs(f, worktree, d)...)
+		}
+	}
 	sort.Strings(out)
 	return slices.Compact(out)
 }

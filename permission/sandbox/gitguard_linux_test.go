@@ -292,11 +292,17 @@ func copyTree(t *testing.T, from, to string) {
 // files, files with outside links.
 func TestGitBindArgs(t *testing.T) {
 	ws, outside := workspace(t), workspace(t)
+	// The user's own config names hooks relative to each work tree.
+	home := workspace(t)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	writeFile(t, filepath.Join(home, ".gitconfig"), "[core]\n\thooksPath = .githooks\n")
 	for _, f := range []string{
 		".git/HEAD", ".git/config", ".git/description", ".git/index", ".git/hooks/pre-commit.sample",
 		".git/info/exclude", ".git/objects/x", ".git/refs/heads/main", ".git/modules/lib/HEAD",
 		".git/modules/lib/config", ".git/modules/lib/objects/x", ".git/modules/lib/refs/x",
-		"lib/main.go", "tools/hooks/pre-commit", "githooks/x",
+		"lib/main.go", "tools/hooks/pre-commit", "githooks/x", ".githooks/pre-push",
 	} {
 		writeFile(t, filepath.Join(ws, f), "x\n")
 	}
@@ -319,7 +325,7 @@ func TestGitBindArgs(t *testing.T) {
 	var want []string
 	for _, b := range [][2]string{
 		{"--bind", ".git"}, {"--ro-bind", ".git/config"}, {"--ro-bind", ".git/hooks"}, {"--ro-bind", ".git/info"},
-		{"--ro-bind", ".git/modules"}, {"--ro-bind", "tools/hooks"},
+		{"--ro-bind", ".git/modules"}, {"--ro-bind", ".githooks"}, {"--ro-bind", "tools/hooks"},
 		{"--bind", ".git/modules/lib"}, {"--ro-bind", ".git/modules/lib/config"}, {"--ro-bind", "githooks"},
 		{"--ro-bind", "lib/.git"},
 		{"--ro-bind", "rc"},
@@ -394,6 +400,7 @@ func TestGuarantees(t *testing.T) {
 // bound from the next command on.
 func TestGuaranteesSeeLinksMadeLater(t *testing.T) {
 	ws, outside := workspace(t), workspace(t)
+	t.Setenv("HOME", outside) // no git config of the machine's user
 	s, err := newSandbox(ModeAuto, Policy{Workspace: ws}, fakeProbes(true, nil, 0))
 	if err != nil {
 		t.Fatal(err)
