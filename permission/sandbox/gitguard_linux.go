@@ -173,6 +173,7 @@ func (g *gitGuard) guarantees(ctx context.Context) (git, links bool, gaps []stri
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.bindArgs() // whether git metadata fits in the binds now
 	git = g.tree.complete && !g.gitOver
 	switch {
 	case !g.tree.complete:

@@ -358,6 +358,17 @@ func TestGuarantees(t *testing.T) {
 			return ws
 		}
 	}
+	repos := func(n int) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			ws := workspace(t)
+			for i := range n {
+				for _, f := range []string{"HEAD", "config", "hooks/x.sample", "info/exclude", "objects/x", "refs/x"} {
+					writeFile(t, filepath.Join(ws, fmt.Sprint(i), ".git", f), "x\n")
+				}
+			}
+			return ws
+		}
+	}
 	tests := []struct {
 		name      string
 		pr        probes
@@ -372,6 +383,8 @@ func TestGuarantees(t *testing.T) {
 		{"bubblewrap, a few linked files", fakeProbes(true, nil, 0), ModeAuto, linkedWS(3, false), Guarantees{Confined: true, GitMetadata: true, HardLinks: true}, 0},
 		{"bubblewrap, a store of linked files", fakeProbes(true, nil, 0), ModeAuto, linkedWS(maxLinkBinds+10, true), Guarantees{Confined: true, GitMetadata: true, HardLinks: true}, 0},
 		{"bubblewrap, too many linked files", fakeProbes(true, nil, 0), ModeAuto, linkedWS(maxLinkBinds+1, false), Guarantees{Confined: true, GitMetadata: true}, 1},
+		{"bubblewrap, a few repositories", fakeProbes(true, nil, 0), ModeAuto, repos(3), Guarantees{Confined: true, GitMetadata: true, HardLinks: true}, 0},
+		{"bubblewrap, too many repositories", fakeProbes(true, nil, 0), ModeAuto, repos(maxGitBinds/4 + 1), Guarantees{Confined: true, HardLinks: true}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

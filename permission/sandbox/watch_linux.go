@@ -29,10 +29,17 @@ import (
 // Its fields are guarded by the gitGuard's lock; the file is read by the
 // guard's watch goroutine, which close ends.
 type watcher struct {
-	f    *os.File
-	wds  map[int32]string // watch descriptor -> directory
-	dirs map[string]int32
-	done chan struct{}
+	// f reads the events, through the runtime's poller, so that Close
+	// wakes a read in progress; fd is the same descriptor for adding and
+	// removing watches (f.Fd would switch f to blocking mode, and then
+	// Close could no longer end the read). closed is set before f is
+	// closed, after which fd must not be used.
+	f      *os.File
+	fd     int
+	closed bool
+	wds    map[int32]string // watch descriptor -> directory
+	dirs   map[string]int32
+	done   chan struct{}
 }
 
 const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW | unix.IN_EXCL_UNLINK
@@ -43,7 +50,7 @@ func newWatcher() (*watcher, error) {
 		return nil, err
 	}
 	return &watcher{
-		f:   os.NewFile(uintptr(fd), "inotify"),
+		f: os.NewFile(uintptr(fd), "inotify"), fd: fd,
 		wds: map[int32]string{}, dirs: map[string]int32{},
 		done: make(chan struct{}),
 	}, nil
@@ -51,13 +58,16 @@ func newWatcher() (*watcher, error) {
 
 // sync watches exactly dirs (those that exist).
 func (w *watcher) sync(dirs []string) {
+	if w.closed {
+		return
+	}
 	want := map[string]bool{}
 	for _, d := range dirs {
 		want[d] = true
 	}
 	for d, wd := range w.dirs {
 		if !want[d] {
-			_, _ = unix.InotifyRmWatch(int(w.f.Fd()), uint32(wd))
+			_, _ = unix.InotifyRmWatch(w.fd, uint32(wd))
 			delete(w.dirs, d)
 			delete(w.wds, wd)
 		}
@@ -66,7 +76,7 @@ func (w *watcher) sync(dirs []string) {
 		if _, ok := w.dirs[d]; ok {
 			continue
 		}
-		wd, err := unix.InotifyAddWatch(int(w.f.Fd()), d, watchMask)
+		wd, err := unix.InotifyAddWatch(w.fd, d, watchMask)
 		if err != nil {
 			continue // gone, or out of watches: end still checks it
 		}
@@ -141,11 +151,17 @@ func (g *gitGuard) startWatch() {
 
 // stopWatch ends the watcher and waits for its goroutine.
 func (g *gitGuard) stopWatch() {
-	if g.w == nil {
+	g.mu.Lock()
+	w := g.w
+	if w != nil {
+		w.closed = true
+	}
+	g.mu.Unlock()
+	if w == nil {
 		return
 	}
-	g.w.f.Close()
-	<-g.w.done
+	w.f.Close()
+	<-w.done
 }
 
 // watchDirs are the directories to watch: the known git directories, and
