@@ -108,17 +108,18 @@ func plantScript(ws, mark string) string {
 	payload := "#!/bin/sh\necho \"$0 $*\" >> " + mark + "\nexit 1\n"
 	fsmon := `printf '[core]\n\tfsmonitor = ` + ws + `/evil.sh %s\n'`
 	hook := `printf '#!/bin/sh\n` + ws + `/evil.sh %s\n'`
-	return "#!/bin/sh\n" +
+	return "#!/bin/sh\necho planting\n" +
 		"cat > evil.sh <<'EOF'\n" + payload + "EOF\nchmod +x evil.sh\n" +
-		// commondir: the user's git reads config and hooks from evilgit.
-		"mkdir -p evilgit/hooks; ln -sfn $PWD/.git/objects evilgit/objects; ln -sfn $PWD/.git/refs evilgit/refs\n" +
-		strings.Replace(fsmon, "%s", "commondir", 1) + " > evilgit/config\n" +
-		"echo $PWD/evilgit > .git/commondir\n" +
 		"echo '* diff=evil' > .git/info/attributes\n" +
 		strings.Replace(hook, "%s", "nested-hook", 1) + " > nested/.git/hooks/pre-commit; chmod +x nested/.git/hooks/pre-commit\n" +
 		strings.Replace(fsmon, "%s", "nested-config", 1) + " >> nested/.git/config\n" +
 		"git init -q sub && git -C sub config core.fsmonitor '" + ws + "/evil.sh new-repo' && git -C sub -c user.name=n -c user.email=n@example.com commit -q --allow-empty -m s && git add sub\n" +
-		"echo planted\n"
+		// commondir: the user's git reads config and hooks from evilgit.
+		// Last: the sandbox stops a command that makes one.
+		"mkdir -p evilgit/hooks; ln -sfn $PWD/.git/objects evilgit/objects; ln -sfn $PWD/.git/refs evilgit/refs\n" +
+		strings.Replace(fsmon, "%s", "commondir", 1) + " > evilgit/config\n" +
+		"echo $PWD/evilgit > .git/commondir\n" +
+		"sleep 1; echo planted\n"
 }
 
 // TestGitMetadataThroughTheBinary: a command allowed by a rule writes
@@ -166,11 +167,16 @@ func TestGitMetadataThroughTheBinary(t *testing.T) {
 			content, _ := res[0]["content"].(string)
 			switch backend {
 			case "bubblewrap":
-				if !strings.Contains(content, "planted") || !strings.Contains(content, "The sandbox undid") {
-					t.Errorf("the command did not run, or the model was not told what was undone:\n%s", content)
+				// It runs, is stopped at the commondir, and the model is
+				// told what was undone: the commondir, the new
+				// repository's core.fsmonitor.
+				for _, want := range []string{"planting", "moved .git/commondir aside", "took core.fsmonitor out of sub/.git/config"} {
+					if !strings.Contains(content, want) {
+						t.Errorf("the tool result lacks %q:\n%s", want, content)
+					}
 				}
 			case "landlock":
-				if strings.Contains(content, "planted") || !strings.Contains(r.Stderr, "Landlock cannot make part of the workspace read-only") {
+				if strings.Contains(content, "planting") || !strings.Contains(r.Stderr, "Landlock cannot make part of the workspace read-only") {
 					t.Errorf("the runner rule held under Landlock:\n%s\n%s", content, r.Stderr)
 				}
 			}
