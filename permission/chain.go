@@ -26,8 +26,13 @@ type Config struct {
 	Home           string
 	// Sandboxed says commands run inside the OS sandbox (no writes outside
 	// the workspace, no network). Rules for commands that run code the
-	// project defines count only then: see projectRunner.
+	// project defines count only then: see unconfinedRunner.
 	Sandboxed bool
+	// SandboxGap, if set, is asked before such a rule is trusted while
+	// Sandboxed: why the sandbox cannot confine a command that runs
+	// project code right now (it cannot keep git's hooks and config
+	// read-only, a file is hard-linked from outside), or "" if it can.
+	SandboxGap func() string
 	// Log, if set, is told every decision (--debug permissions).
 	Log func(Call, Decision)
 }
@@ -295,9 +300,9 @@ func (c *Checker) decide(call Call) Decision {
 	// 4. Allow rules (including "always" answers of this session).
 	allow := append(slices.Clone(c.always), cfg.Allow...)
 	if r, ok := c.match(allow, call, s, base, false); ok {
-		if runner := c.unconfinedRunner(s); runner != "" && !bypass {
+		if runner, why := c.unconfinedRunner(s); runner != "" && !bypass {
 			return out(Ask, fmt.Sprintf("%q runs code the project defines (scripts, build files, tests), which an edit or the repository itself can change; "+
-				"a rule allows it only while commands run in the OS sandbox", runner), r.String())
+				"a rule allows it only while the OS sandbox confines commands fully, and %s", runner, why), r.String())
 		}
 		return out(Allow, fmt.Sprintf("allowed by rule %s", r), r.String())
 	}
@@ -609,17 +614,27 @@ func (c *Checker) suggest(call Call, s subject, base rules.Base) []string {
 }
 
 // unconfinedRunner returns a command that runs project-defined code when
-// commands are not sandboxed, else "". Such a command's meaning lives in
-// files (package.json scripts, a Makefile, conftest.py, build.rs, test
-// files) that the model can edit, or that came with a hostile repository:
-// an allow rule for "npm test" would otherwise be an allow rule for
-// anything. Inside the OS sandbox the damage is confined to the workspace,
-// so the rule holds there.
-func (c *Checker) unconfinedRunner(s subject) string {
-	if c.cfg.Sandboxed || s.command == nil || len(s.command.ProjectCode) == 0 {
-		return ""
+// the sandbox does not confine it, and why not; else "". Such a command's
+// meaning lives in files (package.json scripts, a Makefile, conftest.py,
+// build.rs, test files) that the model can edit, or that came with a
+// hostile repository: an allow rule for "npm test" would otherwise be an
+// allow rule for anything. Inside the OS sandbox the damage is confined to
+// the workspace, so the rule holds there, as long as the sandbox also keeps
+// git's hooks and config (which run outside it) and files hard-linked from
+// outside read-only (SandboxGap).
+func (c *Checker) unconfinedRunner(s subject) (runner, why string) {
+	if s.command == nil || len(s.command.ProjectCode) == 0 {
+		return "", ""
 	}
-	return s.command.ProjectCode[0]
+	if !c.cfg.Sandboxed {
+		return s.command.ProjectCode[0], "commands run outside it"
+	}
+	if c.cfg.SandboxGap != nil {
+		if gap := c.cfg.SandboxGap(); gap != "" {
+			return s.command.ProjectCode[0], gap
+		}
+	}
+	return "", ""
 }
 
 // fileChangers are commands whose plain operands are files they delete,

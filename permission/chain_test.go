@@ -423,6 +423,31 @@ func TestProjectRunnersNeedTheSandbox(t *testing.T) {
 			t.Errorf("%q: %+v", cmd, d)
 		}
 	}
+	// A sandbox that cannot keep git metadata or hard-linked files
+	// read-only confines a runner no better than none; it is asked each
+	// time, and says why.
+	gap := ""
+	asked := 0
+	cfg := permission.Config{Mode: permission.ModeDefault, Sandboxed: true, SandboxGap: func() string { asked++; return gap }}
+	gapped := checkerWith(t, e, cfg, []string{"Bash(npm test:*)", "Bash(git status)"}, nil, nil)
+	for _, tc := range []struct {
+		gap, cmd string
+		want     permission.Behavior
+	}{
+		{"", "npm test", permission.Allow},
+		{"Landlock cannot make .git read-only", "npm test", permission.Ask},
+		{"Landlock cannot make .git read-only", "git status", permission.Allow},
+		{"", "npm test", permission.Allow},
+	} {
+		gap = tc.gap
+		d := check(gapped, "Bash", input("command", tc.cmd))
+		if d.Behavior != tc.want || tc.gap != "" && tc.want == permission.Ask && !strings.Contains(d.Reason, tc.gap) {
+			t.Errorf("%q with gap %q: %+v", tc.cmd, tc.gap, d)
+		}
+	}
+	if asked != 3 {
+		t.Errorf("the gap was asked %d times, want 3 (once per runner)", asked)
+	}
 }
 
 func TestBareBashRuleCoversWritesInsideOnly(t *testing.T) {

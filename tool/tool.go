@@ -88,6 +88,13 @@ type Sandbox interface {
 	// it (a wrapper such as bwrap becomes the process that runs it). On an
 	// error the command has not run.
 	Start(cmd *exec.Cmd) error
+	// Finish is called once for every command Start started, after
+	// cmd.Wait has returned (also when the command was killed or
+	// cancelled): the sandbox ends what the command left running and
+	// undoes what it could not stop while it ran. It returns a note for
+	// the model about what it undid, or "". It must finish even when ctx
+	// has ended.
+	Finish(ctx context.Context, cmd *exec.Cmd) string
 	// Describe says in a few words what confines commands, for notices.
 	Describe() string
 }

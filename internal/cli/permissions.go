@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/novacode/nova/agent"
 	"github.com/novacode/nova/internal/config"
@@ -98,6 +100,7 @@ func buildChecker(in permissionInputs, workspace string, files []config.File, er
 			return nil, nil, err
 		}
 		cfg.Sandboxed = sb.Kind() != sandbox.KindNone
+		cfg.SandboxGap = sandboxGap(sb)
 	} else {
 		cfg.Sandboxed = in.Sandboxed
 	}
@@ -174,6 +177,37 @@ func bareNames(values []string) []string {
 		}
 	}
 	return out
+}
+
+// sandboxGap is the chain's SandboxGap: what the sandbox cannot promise
+// about a command that runs project code, asked each time a rule for one
+// would allow it (under bubblewrap that walks the writable directories
+// again for hard links: one may have been made from outside since).
+func sandboxGap(sb *sandbox.Sandbox) func() string {
+	return func() string {
+		ctx, cancel := context.WithTimeout(context.Background(), gapTimeout)
+		defer cancel()
+		g := sb.Guarantees(ctx)
+		if g.ConfinesProjectCode() {
+			return ""
+		}
+		return strings.Join(g.Gaps, "; ")
+	}
+}
+
+// gapTimeout bounds the wait for the sandbox's answer; past it, the
+// sandbox promises nothing and the rule asks.
+const gapTimeout = 30 * time.Second
+
+// sandboxLimits is the notice, once per session, of what a sandbox that
+// confines commands cannot promise whatever the workspace holds (Landlock:
+// git metadata, hard links), or "".
+func sandboxLimits(ctx context.Context, sb *sandbox.Sandbox) string {
+	if sb.Kind() != sandbox.KindLandlock {
+		return ""
+	}
+	return "commands run in a Landlock sandbox, but " + strings.Join(sb.Guarantees(ctx).Gaps, ", and ") +
+		": rules for commands that run project code (npm test, make, …) ask instead of allowing; install bubblewrap (apt-get install bubblewrap) for a sandbox that can"
 }
 
 // newSandbox sets up the OS sandbox for Bash from the "sandbox" setting.

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/novacode/nova/agent"
 	"github.com/novacode/nova/internal/config"
 	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/permission/sandbox"
 )
 
 // An "allow always" answer holds for the session and is kept in the
@@ -119,4 +122,70 @@ func TestMalformedRulesWarnAndTheRestLoad(t *testing.T) {
 			t.Errorf("%s: %+v", cmd, d)
 		}
 	}
+}
+
+// TestRunnerRulesFollowTheSandbox: a rule for a command that runs project
+// code allows it only where the sandbox also keeps git metadata and
+// hard-linked files read-only: under bubblewrap, not under Landlock (a PATH
+// without bwrap), and the reason says why.
+func TestRunnerRulesFollowTheSandbox(t *testing.T) {
+	tests := []struct {
+		backend    string
+		want       permission.Behavior
+		wantReason string
+	}{
+		{sandbox.KindBubblewrap, permission.Allow, "allowed by rule"},
+		{sandbox.KindLandlock, permission.Ask, "Landlock cannot make part of the workspace read-only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.backend, func(t *testing.T) {
+			if tt.backend == sandbox.KindLandlock {
+				t.Setenv("PATH", pathWithout(t, "bwrap"))
+			}
+			ws := t.TempDir()
+			in := permissionInputs{
+				Allow: []string{"Bash(npm test:*)"},
+				Sandbox: func(extra []string) (*sandbox.Sandbox, error) {
+					return sandbox.New(sandbox.ModeAuto, sandbox.Policy{Workspace: ws, Writable: extra})
+				},
+			}
+			var errOut bytes.Buffer
+			c, sb, err := buildChecker(in, ws, nil, &errOut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { sb.Close() })
+			if sb.Kind() != tt.backend {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("no %s sandbox here (%s); CI must have one", tt.backend, sb.Notice())
+				}
+				t.Skipf("no %s sandbox here: %s", tt.backend, sb.Notice())
+			}
+			d := c.Check(permission.Call{Tool: "Bash", Input: json.RawMessage(`{"command":"npm test"}`)})
+			if d.Behavior != tt.want || !strings.Contains(d.Reason, tt.wantReason) {
+				t.Errorf("%s: %+v", tt.backend, d)
+			}
+			limits := sandboxLimits(context.Background(), sb)
+			if (limits != "") != (tt.backend == sandbox.KindLandlock) {
+				t.Errorf("notice %q", limits)
+			}
+		})
+	}
+}
+
+// pathWithout returns a PATH of one directory holding links to every
+// program of the current PATH but the named ones.
+func pathWithout(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, p := range filepath.SplitList(os.Getenv("PATH")) {
+		entries, _ := os.ReadDir(p)
+		for _, e := range entries {
+			if slices.Contains(names, e.Name()) {
+				continue
+			}
+			_ = os.Symlink(filepath.Join(p, e.Name()), filepath.Join(dir, e.Name())) // the first one wins, as in PATH
+		}
+	}
+	return dir
 }

@@ -241,6 +241,9 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		// What confines commands decides what the rules can let through.
 		fmt.Fprintf(pin.DebugLog, "nova: permission: %s\n", sb.Describe())
 	}
+	if n := sandboxLimits(ctx, sb); n != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
+	}
 	env := &tool.Env{Dir: dir, Files: tool.NewFileState(), PassEnv: passEnv}
 	if g := checker.Guard(); g != nil {
 		env.Guard = g

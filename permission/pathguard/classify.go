@@ -80,6 +80,14 @@ func protectedName(p string) string {
 	switch {
 	case last == ".mcp.json":
 		return "MCP server configuration (.mcp.json): it starts programs"
+	case last == ".gitattributes":
+		return "git attributes (.gitattributes): they pick the filter, diff and merge drivers git runs"
+	case last == ".gitmodules":
+		return "submodule configuration (.gitmodules): it tells git which repositories to fetch and check out"
+	case last == ".envrc":
+		return "a direnv file (.envrc): it runs when a shell enters the directory"
+	case last == ".gitconfig", len(norm) >= 3 && norm[len(norm)-3] == ".config" && norm[len(norm)-2] == "git":
+		return "git's configuration for every repository (" + parts[len(parts)-1] + "): git runs the commands it names"
 	case slices.Contains(startupFiles, last):
 		return fmt.Sprintf("a shell start-up file (%s): it runs in every new shell", parts[len(parts)-1])
 	case hasSuffixParts(norm, ".config", "fish", "config.fish"),
@@ -122,25 +130,34 @@ func gitProtected(p string) string {
 			break
 		}
 	}
-	if _, err := os.Lstat(p); err == nil {
-		return ""
+	// Writing p creates p and every missing directory above it (the file
+	// tools create parents); any of them may be the part that completes a
+	// layout: writing half/objects/x creates half/objects.
+	for q := p; ; q = filepath.Dir(q) {
+		if _, err := os.Lstat(q); err == nil || filepath.Dir(q) == q {
+			return ""
+		}
+		if completesLayout(q) {
+			return fmt.Sprintf("creating %s would make %s a git directory that git would obey", filepath.Base(q), filepath.Dir(q))
+		}
 	}
-	m := gitMarkers(dir)
-	complete := false
-	switch filepath.Base(p) {
+}
+
+// completesLayout reports whether creating the missing path q would make
+// its parent laid out as a git directory.
+func completesLayout(q string) bool {
+	m := gitMarkers(filepath.Dir(q))
+	switch filepath.Base(q) {
 	case "HEAD":
-		complete = m.objects && m.refs || m.commondir
+		return m.objects && m.refs || m.commondir
 	case "objects":
-		complete = m.head && m.refs
+		return m.head && m.refs
 	case "refs":
-		complete = m.head && m.objects
+		return m.head && m.objects
 	case "commondir":
-		complete = m.head
+		return m.head
 	}
-	if complete {
-		return fmt.Sprintf("creating %s would make %s a git directory that git would obey", filepath.Base(p), dir)
-	}
-	return ""
+	return false
 }
 
 // markers are the parts of a git directory's layout found in a directory.
@@ -215,10 +232,30 @@ func readFirstLine(p string) string {
 var envExamples = []string{".env.example", ".env.sample", ".env.template"}
 
 // homeSecrets are, relative to home, directories and files holding
-// credentials.
+// credentials: keys, and the tokens command-line tools keep after a login.
+// Lower case, as normName leaves names.
 var homeSecrets = [][]string{
-	{".ssh"}, {".aws"}, {".gnupg"}, {".config", "gcloud"}, {".kube"},
-	{".docker", "config.json"}, {".netrc"}, {".git-credentials"}, {".npmrc"}, {".pypirc"},
+	// Keys and general credential stores.
+	{".ssh"}, {".gnupg"}, {".password-store"}, {".local", "share", "keyrings"},
+	{".netrc"}, {".git-credentials"}, {".config", "git", "credentials"},
+	// NovaCode's own user settings may hold API keys (so may NOVA_HOME's:
+	// see Guard.dataDir), and so may other coding agents'.
+	{".novacode", "settings.json"}, {".claude", ".credentials.json"}, {".codex", "auth.json"},
+	// Cloud and cluster CLIs.
+	{".aws"}, {".azure"}, {".config", "gcloud"}, {".kube"}, {".oci"},
+	{".config", "doctl"}, {".config", "hcloud"}, {".fly"}, {".s3cfg"}, {".boto"},
+	{".config", "rclone", "rclone.conf"}, {".databrickscfg"},
+	{".terraform.d", "credentials.tfrc.json"}, {".terraformrc"}, {".vault-token"},
+	// Code hosts.
+	{".config", "gh", "hosts.yml"}, {".config", "hub"}, {".config", "glab-cli", "config.yml"},
+	{".config", "github-copilot"}, {".huggingface", "token"}, {".cache", "huggingface", "token"},
+	// Package registries.
+	{".docker", "config.json"}, {".npmrc"}, {".yarnrc"}, {".yarnrc.yml"}, {".pypirc"},
+	{".cargo", "credentials"}, {".cargo", "credentials.toml"}, {".gem", "credentials"},
+	{".m2", "settings.xml"}, {".m2", "settings-security.xml"}, {".gradle", "gradle.properties"},
+	{".config", "configstore"},
+	// Databases.
+	{".pgpass"}, {".my.cnf"},
 }
 
 // secret returns why reading any of paths should be asked, or "".
@@ -270,6 +307,11 @@ func (g *Guard) homeSecret(p string) string {
 			if len(rel) >= len(s) && slices.Equal(rel[:len(s)], s) {
 				return "credentials under ~/" + strings.Join(s, "/")
 			}
+		}
+	}
+	for _, d := range []string{g.dataDir, g.dataDirResolved} {
+		if rel, ok := relParts(p, d); ok && d != "" && slices.Equal(rel, []string{"settings.json"}) {
+			return "NovaCode's user settings (" + filepath.Join(d, "settings.json") + "), which may hold API keys"
 		}
 	}
 	return ""

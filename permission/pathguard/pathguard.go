@@ -74,6 +74,9 @@ type Guard struct {
 	roots        []root // roots[0] is the workspace
 	home         string // as given, cleaned; "" when unknown
 	homeResolved string
+	// dataDir is $NOVA_HOME, where NovaCode keeps its user settings when
+	// the variable is set ("" otherwise; ~/.novacode is in homeSecrets).
+	dataDir, dataDirResolved string
 }
 
 type root struct {
@@ -88,7 +91,8 @@ type root struct {
 // not followed. Relative additional directories are taken relative to the
 // workspace, and "~/" expands to home. An additional directory that does not
 // exist yet is resolved as far as it exists, so it works once created. home
-// (may be "") is where "~" points and where credentials are looked for.
+// (may be "") is where "~" points and where credentials are looked for;
+// $NOVA_HOME, when set, is where NovaCode's user settings are, a secret.
 func New(workspace string, additionalDirs []string, home string) (*Guard, error) {
 	if workspace == "" {
 		return nil, errors.New("pathguard: new guard: workspace is empty")
@@ -107,6 +111,11 @@ func New(workspace string, additionalDirs []string, home string) (*Guard, error)
 			return nil, fmt.Errorf("pathguard: new guard: home %s: %w", home, err)
 		}
 		g.homeResolved = resolveRoot(g.home)
+	}
+	if d := os.Getenv("NOVA_HOME"); d != "" && !strings.ContainsRune(d, 0) {
+		if abs, err := filepath.Abs(d); err == nil {
+			g.dataDir, g.dataDirResolved = abs, resolveRoot(abs)
+		}
 	}
 	g.roots = append(g.roots, root{path: wsResolved, fold: caseInsensitive(wsResolved)})
 	for _, d := range additionalDirs {

@@ -3,9 +3,14 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -35,9 +40,12 @@ var landlockConfigs = []landlock.Config{
 var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
 // rulesetFD is a Landlock ruleset ready to enforce, with its flags.
+// signalScope says the domain it makes is scoped for signals (ABI 6): a
+// process in it can signal only processes in it.
 type rulesetFD struct {
-	fd    int
-	flags uint32
+	fd          int
+	flags       uint32
+	signalScope bool
 }
 
 func (r rulesetFD) close() { unix.Close(r.fd) }
@@ -79,12 +87,31 @@ func landlockRuleset(writable []string, allowNetwork bool) (rulesetFD, error) {
 		// would mean a sandbox that confines nothing.
 		return rulesetFD{}, fmt.Errorf("apply Landlock (ABI %d): the ruleset restricts nothing", abi)
 	}
-	return rulesetFD{fd: fd, flags: flags}, nil
+	return rulesetFD{fd: fd, flags: flags, signalScope: cfg.Scoped&llsys.ScopeSignal != 0}, nil
+}
+
+// confinedCmd is a command started by a confined thread, which stays
+// until Finish (or Close) ends what is left of the command.
+type confinedCmd struct {
+	once   sync.Once
+	finish chan struct{}
+	done   chan struct{}
+}
+
+// end tells the thread to end what is left of the command and waits for
+// it.
+func (c *confinedCmd) end() {
+	c.once.Do(func() { close(c.finish) })
+	<-c.done
 }
 
 // startOnConfinedThread starts cmd from a thread of its own that takes the
-// confinement first. The goroutines it starts are owned here: it waits for
-// their result, after which they end.
+// confinement first, and keeps that thread until c.end, when it calls
+// cleanup(pid of the command) from it: from inside the command's Landlock
+// domain, kill(-1) reaches exactly the processes of that domain (see
+// endDomain). The goroutines it starts are owned here: the one that
+// confines is waited for by c.end (or returns at once on an error); a
+// helper on the main thread ends with the result it sends.
 //
 // The thread is locked to its goroutine and never unlocked, so the runtime
 // ends it when the goroutine returns instead of running anything else on
@@ -93,24 +120,62 @@ func landlockRuleset(writable []string, allowNetwork bool) (rulesetFD, error) {
 // signal delivery see. So a goroutine that finds itself there holds the
 // main thread (which no other goroutine can then take) while a second one,
 // necessarily elsewhere, does the work.
-func startOnConfinedThread(cmd *exec.Cmd, r rulesetFD, allowNetwork bool) error {
+func startOnConfinedThread(cmd *exec.Cmd, r rulesetFD, allowNetwork bool, cleanup func(pid int)) (*confinedCmd, error) {
+	// The command leads a session of its own: the caller's session may
+	// be the user's terminal, and the fallback cleanup (killSession) goes
+	// by session.
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Foreground = true, false, false
+	c := &confinedCmd{finish: make(chan struct{}), done: make(chan struct{})}
+	run := func(started chan<- error) {
+		defer close(c.done)
+		err := confineThreadAndStart(cmd, r, allowNetwork)
+		started <- err
+		if err == nil {
+			<-c.finish
+			cleanup(cmd.Process.Pid)
+		}
+	}
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		if unix.Gettid() != unix.Getpid() {
-			started <- confineThreadAndStart(cmd, r, allowNetwork)
+			run(started)
 			return // with the thread locked: the runtime ends it
 		}
 		inner := make(chan error, 1)
 		go func() {
 			runtime.LockOSThread()
-			inner <- confineThreadAndStart(cmd, r, allowNetwork)
+			run(inner)
 		}()
 		err := <-inner
 		runtime.UnlockOSThread() // the main thread was never confined
 		started <- err
 	}()
-	return <-started
+	if err := <-started; err != nil {
+		<-c.done
+		return nil, err
+	}
+	return c, nil
+}
+
+// endDomain kills every process left in the Landlock domain of the calling
+// thread, which must be the confined thread that started the command: with
+// the signal scope (Landlock ABI 6, Linux 6.12), kill(-1) from inside the
+// domain reaches the processes of that domain and of domains nested in it,
+// and no other (not NovaCode, which is not in it, not the user's other
+// processes); a process cannot leave a domain, whatever session or group
+// it moves to. kill(-1) fails with ESRCH once there is nothing left to
+// signal; a process forked while it ran is found by the next round.
+func endDomain() {
+	for range maxKillRounds {
+		if err := unix.Kill(-1, unix.SIGKILL); err != nil {
+			return
+		}
+		runtime.Gosched()
+	}
 }
 
 // confineThreadAndStart confines the calling thread, which the caller has
@@ -123,6 +188,9 @@ func confineThreadAndStart(cmd *exec.Cmd, r rulesetFD, allowNetwork bool) error 
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("start command: no_new_privs: %w", err)
 	}
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("start command: %w", err)
+	}
 	if err := llsys.LandlockRestrictSelf(r.fd, r.flags); err != nil {
 		return fmt.Errorf("start command: enforce Landlock: %w", err)
 	}
@@ -132,4 +200,123 @@ func confineThreadAndStart(cmd *exec.Cmd, r rulesetFD, allowNetwork bool) error 
 		}
 	}
 	return cmd.Start()
+}
+
+// dropCapabilities empties the calling thread's capabilities, its bounding
+// set included, so that a program the command runs as root gains none at
+// exec. Landlock confines root's file access too, but not what capabilities
+// allow beside it: rebooting, reconfiguring the network over netlink,
+// loading kernel modules. Capabilities are per thread: NovaCode's other
+// threads keep theirs. A thread without capabilities (NovaCode not run as
+// root) has nothing to drop, and under no_new_privs cannot gain any.
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("read capabilities: %w", err)
+	}
+	if data[0].Permitted == 0 && data[1].Permitted == 0 && data[0].Inheritable == 0 && data[1].Inheritable == 0 {
+		return nil
+	}
+	// Without the bounding set emptied, exec as uid 0 would grant every
+	// capability again.
+	for c := 0; c < 64; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			if err == unix.EINVAL {
+				break // past the kernel's last capability
+			}
+			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
+	}
+	return nil
+}
+
+// maxKillRounds bounds killSession: each round kills every process of the
+// session it finds; one forked meanwhile is found by the next.
+const maxKillRounds = 100
+
+// killSession kills every process left in session sid, the session a
+// Landlock command's first process started (Start makes it a session
+// leader), once that first process has ended and been waited for. It is
+// the cleanup where Landlock has no signal scope (before ABI 6, where
+// endDomain cannot be used: kill(-1) would reach every process of the
+// user): a process that started a session of its own escapes it.
+//
+// The session is found in /proc. Its ID is the first process's PID, which
+// the kernel does not give to another process while any process is still
+// in the session; if a live process has that PID as its own (the ID was
+// free and reused), the session is gone and nothing is killed.
+func killSession(sid int) {
+	for range maxKillRounds {
+		members, reused := sessionMembers(sid)
+		if reused || len(members) == 0 {
+			return
+		}
+		for _, pid := range members {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+	}
+}
+
+// sessionMembers lists the live (not zombie) processes of session sid
+// other than its leader, and whether a process with PID sid is alive.
+func sessionMembers(sid int) (members []int, reused bool) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, false
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		state, session, ok := procSession(pid)
+		if !ok || state == 'Z' || state == 'X' {
+			continue
+		}
+		if pid == sid {
+			return nil, true
+		}
+		if session == sid {
+			members = append(members, pid)
+		}
+	}
+	return members, false
+}
+
+// procSession reads the state and session of a process from
+// /proc/PID/stat: "pid (comm) state ppid pgrp session ...", where comm may
+// hold spaces and parentheses.
+func procSession(pid int) (state byte, session int, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := bytes.Fields(data[i+1:])
+	if len(f) < 4 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	s, err := strconv.Atoi(string(f[3]))
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], s, true
+}
+
+// killGroup kills process group pgid, or the process if it leads none.
+func killGroup(pid int) {
+	if err := unix.Kill(-pid, unix.SIGKILL); err != nil {
+		_ = unix.Kill(pid, unix.SIGKILL)
+	}
 }

@@ -16,20 +16,41 @@
 //     a private /tmp, /dev and /proc; a new PID namespace (the command can
 //     neither see nor signal nor ptrace NovaCode or other processes of the
 //     user, and every process it leaves behind dies with it); a new
-//     network namespace unless the network is allowed. The workspace's
-//     .git/hooks, .git/config and .novacode are read-only inside, so a
-//     command cannot plant code that git or the next NovaCode session
-//     would run outside the sandbox.
+//     network namespace unless the network is allowed. What git, run later
+//     by the user outside the sandbox, reads as configuration or runs is
+//     read-only inside, in every repository in the writable directories
+//     (nested ones, submodules, worktrees, bare ones, the targets of .git
+//     files): all of each git directory but what ordinary work writes
+//     (objects, refs, the index, HEAD, …: see workEntry), and what its
+//     config points at in the work tree (core.hooksPath, include.path, a
+//     script named by core.fsmonitor). What does not exist when a command
+//     starts cannot be bound; what a command creates there (a commondir, a
+//     new repository with a core.fsmonitor) is checked and undone once it
+//     has ended, when no process of it is left (see Finish), and what git
+//     reads as configuration appearing in a known git directory while
+//     commands run stops them at once (watch_linux.go). Files with a
+//     hard link outside the writable directories are bound read-only too:
+//     nothing else stops a write through a link. .novacode is read-only,
+//     so a command cannot change what the next session allows. The
+//     writable directories are scanned once when the sandbox is made, and
+//     for hard links again whenever Guarantees is asked.
 //   - Landlock (Linux 5.13+), where bwrap is missing or cannot create
 //     namespaces: one thread of NovaCode, set apart for the purpose, takes
 //     a Landlock ruleset and forks the command, which inherits it (see
 //     Start); NovaCode itself stays unconfined. Landlock cannot make a part
-//     of a writable directory read-only, so .git/hooks, .git/config and
-//     .novacode are not protected, and there is no private /tmp: TMPDIR is
-//     the only temp dir writable.
-//     Processes a command leaves in the background outlive it, as they do
-//     unsandboxed, and a command can signal only processes of its own
-//     sandbox (so not those an earlier command left behind).
+//     of a writable directory read-only, so git metadata and .novacode are
+//     not protected, nor files with outside hard links (Guarantees says
+//     so), and there is no private /tmp: TMPDIR is the only temp dir
+//     writable. A command can signal only processes of its own sandbox.
+//     The thread stays until Finish, and then, from inside the command's
+//     Landlock domain, kills every process left in it (a background job, a
+//     daemon that started its own session), as bubblewrap's PID namespace
+//     does; before Landlock ABI 6 (Linux 6.12), which scopes signals, it
+//     kills the command's session instead, which a daemon can leave.
+//
+// Commands get no capability under either backend, even where NovaCode
+// runs as root (a container, CI): with one, a command could remount a
+// read-only bind writable, reboot or reconfigure the network.
 //
 // With the network off, a seccomp filter refuses the sockets that the
 // backend does not otherwise isolate: under bubblewrap, unix-domain and vsock
@@ -41,7 +62,8 @@
 //
 // Under bubblewrap, processes a command leaves in the background die when
 // it ends, and a timeout ends the command at once (bwrap dies of the
-// SIGTERM and the PID namespace with it), without a grace period.
+// SIGTERM and the PID namespace with it), without a grace period. Under
+// Landlock they die at Finish.
 //
 // The binary's main should call InitProcess first thing; without it,
 // descriptors the process inherited reach commands. Neither backend starts
@@ -55,6 +77,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -110,13 +133,20 @@ const (
 )
 
 // Sandbox wraps commands so that they run confined. It implements
-// tool.Sandbox. A Sandbox is immutable and safe for concurrent use.
+// tool.Sandbox. A Sandbox is safe for concurrent use; Close ends it.
 type Sandbox struct {
 	kind    string
 	notice  string
 	policy  Policy // cleaned; TempDir set for Landlock
 	bwrap   string // path of bwrap
 	ownTemp string // temp dir New created, removed by Close
+	// git keeps git metadata and files with outside hard links read-only
+	// under bubblewrap (nil for the other kinds).
+	git *gitGuard
+	// started holds the commands Start started and Finish has not
+	// finished: *exec.Cmd -> the gitGuard's number of the command (0
+	// under Landlock).
+	started sync.Map
 }
 
 // probes is how New looks at the machine; tests replace parts of it.
@@ -160,7 +190,14 @@ func newSandbox(mode Mode, p Policy, pr probes) (*Sandbox, error) {
 	var reasons []string
 	bw, err := findBwrap(p, pr)
 	if err == nil {
-		return &Sandbox{kind: KindBubblewrap, policy: p, bwrap: bw}, nil
+		roots := append([]string{p.Workspace}, realDirs(p.Writable)...)
+		writable := roots
+		if p.TempDir != "" {
+			writable = append(slices.Clone(roots), p.TempDir)
+		}
+		s := &Sandbox{kind: KindBubblewrap, policy: p, bwrap: bw}
+		s.git = newGitGuard(roots, writable, s.stopRunning)
+		return s, nil
 	}
 	reasons = append(reasons, err.Error())
 
@@ -316,7 +353,7 @@ func (s *Sandbox) Describe() string {
 	case KindBubblewrap:
 		return "bubblewrap sandbox: writes only in the workspace, extra directories and temp dir; " + net
 	case KindLandlock:
-		return "Landlock sandbox: writes only in the workspace, extra directories and temp dir (.git not protected); " + net
+		return "Landlock sandbox: writes only in the workspace, extra directories and temp dir (.git and hard-linked files not protected); " + net
 	}
 	return "no sandbox: commands run unconfined"
 }
@@ -331,15 +368,77 @@ func (s *Sandbox) Policy() Policy {
 	return p
 }
 
-// Close removes the temp dir New created, if any.
+// Close stops the scan of the writable directories if it still runs and
+// removes the temp dir New created, if any.
 func (s *Sandbox) Close() error {
-	if s == nil || s.ownTemp == "" {
+	if s == nil {
+		return nil
+	}
+	if s.git != nil {
+		s.git.close()
+	}
+	// Commands never finished: end what is left of them.
+	s.started.Range(func(k, v any) bool {
+		if c, ok := v.(*confinedCmd); ok {
+			s.started.Delete(k)
+			c.end()
+		}
+		return true
+	})
+	if s.ownTemp == "" {
 		return nil
 	}
 	if err := os.RemoveAll(s.ownTemp); err != nil {
 		return fmt.Errorf("close sandbox: %w", err)
 	}
 	return nil
+}
+
+// Guarantees is what the sandbox promises about every command it starts,
+// as the permission chain needs to know it: a rule for a command that runs
+// code the project defines (npm test, make) is only as safe as the
+// sandbox around it.
+type Guarantees struct {
+	// Confined: commands write only in the workspace, the extra writable
+	// directories and the temp dir, and reach no network unless allowed.
+	Confined bool
+	// GitMetadata: commands cannot change what git, run later by the user
+	// outside the sandbox, reads as configuration or runs (hooks, config,
+	// commondir, info/, modules/, worktrees/, …) in any repository in the
+	// writable directories, nor leave behind a repository that would run
+	// anything. Bubblewrap only, and only where the scan found every
+	// repository and the binds fit.
+	GitMetadata bool
+	// HardLinks: commands cannot write through a hard link to a file
+	// outside the writable directories. Bubblewrap only, and only where
+	// the scan found every such file and the binds fit.
+	HardLinks bool
+	// Gaps say, one sentence each, why a promise above is not kept.
+	Gaps []string
+}
+
+// ConfinesProjectCode reports whether a command that runs whatever the
+// project defines is confined: its writes cannot reach outside, neither
+// directly nor through git or a hard link.
+func (g Guarantees) ConfinesProjectCode() bool { return g.Confined && g.GitMetadata && g.HardLinks }
+
+// Guarantees reports what the sandbox promises now. Under bubblewrap it
+// first walks the writable directories again for files with several hard
+// links (one may have been linked from outside since the last walk); the
+// walk is bounded by ctx and a timeout, and one that cannot finish keeps
+// the promise off.
+func (s *Sandbox) Guarantees(ctx context.Context) Guarantees {
+	switch s.Kind() {
+	case KindBubblewrap:
+		git, links, gaps := s.git.guarantees(ctx)
+		return Guarantees{Confined: true, GitMetadata: git, HardLinks: links, Gaps: gaps}
+	case KindLandlock:
+		return Guarantees{Confined: true, Gaps: []string{
+			"Landlock cannot make part of the workspace read-only, so a command can change git's hooks and config, which git runs outside the sandbox",
+			"Landlock cannot keep a command from writing through a hard link to a file outside the workspace",
+		}}
+	}
+	return Guarantees{Gaps: []string{"commands run unsandboxed"}}
 }
 
 // Start starts cmd confined: cmd is complete (Path, Args, Dir, Env,
@@ -381,23 +480,84 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	}
 	switch s.kind {
 	case KindBubblewrap:
-		argv, files, err := s.wrapBwrap(cmd.Args, cmd.Dir)
+		protect, seq := s.git.begin()
+		argv, files, err := s.wrapBwrap(cmd.Args, cmd.Dir, protect)
 		if err != nil {
+			s.git.end(seq)
 			return err
 		}
 		defer closeFiles(files) // the child has its own copies once started
 		cmd.Path, cmd.Args, cmd.ExtraFiles = s.bwrap, argv, files
-		return cmd.Start()
+		if err := cmd.Start(); err != nil {
+			s.git.end(seq)
+			return err
+		}
+		s.started.Store(cmd, seq)
+		return nil
 	case KindLandlock:
-		return s.startLandlock(cmd)
+		c, err := s.startLandlock(cmd)
+		if err != nil {
+			return err
+		}
+		s.started.Store(cmd, c)
+		return nil
 	}
 	return fmt.Errorf("start command: unknown sandbox kind %q", s.kind)
 }
 
+// Finish must be called once for every command Start started, after
+// cmd.Wait has returned (or the caller has given up on it: a killed
+// command). It ends what the command left behind and undoes what it did
+// that the sandbox could not stop while it ran, and returns a note for the
+// model about it ("" if none):
+//
+//   - under Landlock, every process the command left (a background job,
+//     a daemon) is killed, as bubblewrap's PID namespace does: every
+//     process in the command's Landlock domain where the kernel scopes
+//     signals (Linux 6.12), else every process in its session.
+//   - under bubblewrap, git metadata the command created that no
+//     read-only bind could cover, because it did not exist yet (a
+//     commondir, a new repository's config), is checked and undone:
+//     see gitGuard.end.
+//
+// ctx bounds nothing that must happen: Finish finishes even when ctx has
+// ended (NovaCode is exiting), as a check left half done would leave git
+// metadata or processes behind; the work is bounded by its own limits.
+func (s *Sandbox) Finish(_ context.Context, cmd *exec.Cmd) string {
+	if s == nil {
+		return ""
+	}
+	v, ok := s.started.LoadAndDelete(cmd)
+	if !ok {
+		return ""
+	}
+	switch c := v.(type) {
+	case uint64:
+		return s.git.end(c)
+	case *confinedCmd:
+		c.end()
+	}
+	return ""
+}
+
+// stopRunning kills every command Start started that has not finished: a
+// bubblewrap command created git metadata while it ran (see watch_linux.go),
+// and it cannot be told which one did. The process group is the command's
+// (Start's caller makes it lead one); bwrap's dying takes its PID
+// namespace with it.
+func (s *Sandbox) stopRunning() {
+	s.started.Range(func(k, _ any) bool {
+		if cmd, ok := k.(*exec.Cmd); ok && cmd.Process != nil {
+			killGroup(cmd.Process.Pid)
+		}
+		return true
+	})
+}
+
 // wrapBwrap returns the bwrap argv that runs argv in dir, and the files it
 // must inherit as descriptors 3, 4, … (the socket filter).
-func (s *Sandbox) wrapBwrap(argv []string, dir string) ([]string, []*os.File, error) {
-	args, err := bwrapArgs(s.policy, dir)
+func (s *Sandbox) wrapBwrap(argv []string, dir string, protect []string) ([]string, []*os.File, error) {
+	args, err := bwrapArgs(s.policy, dir, protect)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -417,21 +577,25 @@ func (s *Sandbox) wrapBwrap(argv []string, dir string) ([]string, []*os.File, er
 
 // startLandlock starts cmd on a thread that confines itself first (see
 // Start and startOnConfinedThread).
-func (s *Sandbox) startLandlock(cmd *exec.Cmd) error {
+func (s *Sandbox) startLandlock(cmd *exec.Cmd) (*confinedCmd, error) {
 	if _, err := os.Stat(s.policy.Workspace); err != nil {
-		return fmt.Errorf("start command: workspace: %w", err)
+		return nil, fmt.Errorf("start command: workspace: %w", err)
 	}
 	writable := append(append([]string{s.policy.Workspace}, realDirs(s.policy.Writable)...), s.policy.TempDir)
 	ruleset, err := landlockRuleset(writable, s.policy.AllowNetwork)
 	if err != nil {
-		return fmt.Errorf("start command: %w", err)
+		return nil, fmt.Errorf("start command: %w", err)
 	}
 	defer ruleset.close()
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
 	cmd.Env = setEnv(cmd.Env, "TMPDIR", s.policy.TempDir)
-	return startOnConfinedThread(cmd, ruleset, s.policy.AllowNetwork)
+	cleanup := killSession
+	if ruleset.signalScope {
+		cleanup = func(int) { endDomain() }
+	}
+	return startOnConfinedThread(cmd, ruleset, s.policy.AllowNetwork, cleanup)
 }
 
 func closeFiles(files []*os.File) {

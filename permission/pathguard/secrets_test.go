@@ -1,0 +1,70 @@
+package pathguard
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestHomeSecrets checks the credential files of other tools under home,
+// NovaCode's own user settings (in ~/.novacode or $NOVA_HOME), and their
+// neighbours that hold no secret.
+func TestHomeSecrets(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "nova-data")
+	t.Setenv("NOVA_HOME", data)
+	ws := filepath.Join(home, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(ws, nil, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path   string
+		secret bool
+	}{
+		{"~/.novacode/settings.json", true},
+		{filepath.Join(data, "settings.json"), true},
+		{filepath.Join(data, "projects", "x.jsonl"), false},
+		{"~/.novacode/projects/ws/s.jsonl", false},
+		{"~/.config/gh/hosts.yml", true},
+		{"~/.config/gh/config.yml", false},
+		{"~/.config/hub", true},
+		{"~/.config/glab-cli/config.yml", true},
+		{"~/.git-credentials", true},
+		{"~/.config/git/credentials", true},
+		{"~/.config/git/ignore", false},
+		{"~/.cargo/credentials", true},
+		{"~/.cargo/credentials.toml", true},
+		{"~/.cargo/config.toml", false},
+		{"~/.config/gcloud/application_default_credentials.json", true},
+		{"~/.azure/msal_token_cache.json", true},
+		{"~/.terraform.d/credentials.tfrc.json", true},
+		{"~/.terraform.d/plugins/x", false},
+		{"~/.pgpass", true},
+		{"~/.vault-token", true},
+		{"~/.docker/config.json", true},
+		{"~/.docker/contexts/meta.json", false},
+		{"~/.gem/credentials", true},
+		{"~/.m2/settings.xml", true},
+		{"~/.m2/repository/x.jar", false},
+		{"~/.kube/config", true},
+		{"~/.PGPASS", true}, // case-insensitive filesystems
+		{"ws/.pgpass", false},
+	}
+	want, got := map[string]bool{}, map[string]bool{}
+	for _, tt := range tests {
+		want[tt.path] = tt.secret
+		got[tt.path] = g.Inspect(tt.path, home).Secret != ""
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("secret (-want +got):\n%s", d)
+	}
+}
