@@ -90,6 +90,10 @@ type corpusCase struct {
 	Input string  `json:"input"`
 	Rule  *string `json:"allow_rule_that_naively_matches"`
 	Why   string  `json:"why_dangerous"`
+	// NeedsWorkspace: what makes the command unsafe is in the files of
+	// the permission tests' workspace (a secret, a link leading out),
+	// which the analyser never looks at: the chain's test covers it.
+	NeedsWorkspace bool `json:"needs_workspace"`
 }
 
 func loadCorpus(t testing.TB) []corpusCase {
@@ -118,8 +122,8 @@ func TestCorpus(t *testing.T) {
 	counts := map[string]int{}
 	for _, c := range cs {
 		counts[c.Kind]++
-		if c.Kind == "path" {
-			continue // file tools' business (pathguard)
+		if c.Kind == "path" || c.NeedsWorkspace {
+			continue // file tools' business (pathguard), or the chain's
 		}
 		t.Run(c.Kind+"/"+c.Input, func(t *testing.T) {
 			a := shell.Analyze(c.Input, opt)
