@@ -41,9 +41,14 @@ const (
 type gitGuard struct {
 	scanRoots []string // the workspace and extra directories
 	writable  []string // scanRoots and the temp dir
+	limit     int      // entries per walk
+	ctx       context.Context
 	cancel    context.CancelFunc
-	done      chan struct{} // closed when the first scan has ended
-	scanMu    sync.Mutex    // one rescan for hard links at a time
+	// started starts the first scan, on the first command or question:
+	// a session that runs no command (a one-line answer) pays nothing.
+	started sync.Once
+	done    chan struct{} // closed when the first scan has ended (or was never needed)
+	scanMu  sync.Mutex    // one rescan for hard links at a time
 
 	mu   sync.Mutex
 	tree *tree
@@ -94,42 +99,51 @@ type linkState struct {
 	scanned time.Time
 }
 
-// newGitGuard starts the first scan of roots in the background. onTamper
-// (may be nil) stops every running command.
+// newGitGuard prepares the guard of roots; its first scan starts with the
+// first command or question (start). onTamper (may be nil) stops every
+// running command.
 func newGitGuard(roots, writable []string, onTamper func()) *gitGuard {
 	return newGitGuardLimit(roots, writable, scanLimit, onTamper)
 }
 
 // newGitGuardLimit is newGitGuard with another entry limit per walk.
 func newGitGuardLimit(roots, writable []string, limit int, onTamper func()) *gitGuard {
-	ctx, cancel := context.WithTimeout(context.Background(), scanTimeout)
-	g := &gitGuard{
-		scanRoots: roots, writable: writable, cancel: cancel,
+	ctx, cancel := context.WithCancel(context.Background())
+	return &gitGuard{
+		scanRoots: roots, writable: writable, limit: limit, ctx: ctx, cancel: cancel,
 		done:     make(chan struct{}),
 		trusted:  map[string]map[string]entryState{},
 		vetted:   map[string]uint64{},
 		onTamper: onTamper,
 	}
-	go func() {
-		defer close(g.done)
-		defer cancel()
-		t := scanTree(ctx, roots, limit)
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		g.tree = t
-		g.addLinkTargets()
-		g.trustAll()
-		g.links = linkStateOf(t, maxLinkBinds)
-		if ctx.Err() == nil {
-			g.startWatch()
-		}
-	}()
-	return g
+}
+
+// start starts the first scan in the background, once. Nothing of a
+// command has run before it, so what it finds is the user's.
+func (g *gitGuard) start() {
+	g.started.Do(func() {
+		go func() {
+			defer close(g.done)
+			ctx, cancel := context.WithTimeout(g.ctx, scanTimeout)
+			defer cancel()
+			t := scanTree(ctx, g.scanRoots, g.limit)
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.tree = t
+			g.addLinkTargets()
+			g.trustAll()
+			g.links = linkStateOf(t, maxLinkBinds)
+			if ctx.Err() == nil {
+				g.startWatch()
+			}
+		}()
+	})
 }
 
 // close stops the scan and the watcher and waits for them.
 func (g *gitGuard) close() {
 	g.cancel()
+	g.started.Do(func() { close(g.done) }) // never started: nothing to wait for
 	<-g.done
 	g.stopWatch()
 	g.scanMu.Lock() // a rescan in progress ends with its own deadline
@@ -144,6 +158,7 @@ func (g *gitGuard) close() {
 // scanTimeout.
 func (g *gitGuard) guarantees(ctx context.Context) (git, links bool, gaps []string) {
 	asked := time.Now()
+	g.start()
 	select {
 	case <-g.done:
 	case <-ctx.Done():
@@ -202,6 +217,7 @@ func linkStateOf(t *tree, max int) linkState {
 // begin is called before a command starts; it returns the binds that
 // protect git metadata and linked files, and the command's number for end.
 func (g *gitGuard) begin() ([]string, uint64) {
+	g.start()
 	<-g.done
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -529,6 +545,7 @@ func isDirNoFollow(p string) bool {
 // ".nova-quarantine-N" suffix, which git ignores. It returns what it did,
 // for the model.
 func (g *gitGuard) end(seq uint64) string {
+	g.start()
 	<-g.done
 	g.mu.Lock()
 	defer g.mu.Unlock()
