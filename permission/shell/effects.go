@@ -233,16 +233,6 @@ func (z *analyzer) namedPaths(c *cmd) {
 	}
 }
 
-// unnamedWords records every word of a command only known at run time:
-// when the analyser gives up on a command, any of them may name a file.
-func (z *analyzer) unnamedWords(c *cmd) {
-	for _, w := range c.argv[1:] {
-		if w.dyn && !w.full && !w.nonPath {
-			z.unnamed(w.text)
-		}
-	}
-}
-
 // attachedPaths are the paths an option word carries: --file=x, -o/path.
 func attachedPaths(opt string) []string {
 	if c := pathCandidates(opt); len(c) > 1 {
