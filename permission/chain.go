@@ -355,6 +355,12 @@ func (c *Checker) byMode(call Call, s subject, out func(Behavior, string, string
 			inside = inside && p.Inside
 		}
 	}
+	if s.host != "" {
+		// A fetch changes nothing here but leaks its URL there: however
+		// the tool describes itself, each host needs a rule or a person,
+		// in plan mode too (reading the web is part of planning).
+		return out(Ask, fetchReason(s.host), "")
+	}
 	readOnly := call.ReadOnly && s.command == nil
 	if a := s.command; a != nil && a.ReadOnly() {
 		// A command that only reads is treated like the read-only
@@ -602,7 +608,7 @@ func (c *Checker) suggest(call Call, s subject, base rules.Base) []string {
 			add(rules.SuggestPath(call.Tool, p.Resolved, base))
 		}
 	case s.host != "":
-		if r, err := rules.Parse(call.Tool + "(domain:" + s.host + ")"); err == nil {
+		if r, err := rules.Parse(call.Tool + "(domain:" + hostRule(s.host) + ")"); err == nil {
 			add(r)
 		}
 	default:

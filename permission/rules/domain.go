@@ -101,5 +101,10 @@ func (r Rule) MatchDomain(host string) bool {
 	if ip := net.ParseIP(r.Pattern); ip != nil {
 		return ip.Equal(net.ParseIP(h))
 	}
+	if net.ParseIP(h) != nil {
+		// An address has no subdomains: domain:0.0.1 is no rule for
+		// 127.0.0.1.
+		return false
+	}
 	return strings.HasSuffix(h, "."+r.Pattern)
 }

@@ -221,6 +221,8 @@ func TestMatchDomain(t *testing.T) {
 		{"WebFetch(domain:127.0.0.1)", "127.0.0.1", true},
 		{"WebFetch(domain:127.0.0.1)", "127.0.0.1:8080", true},
 		{"WebFetch(domain:127.0.0.1)", "x.127.0.0.1", false},
+		{"WebFetch(domain:0.0.1)", "127.0.0.1", false}, // an address has no subdomains
+		{"WebFetch(domain:1)", "10.0.0.1", false},
 		{"WebFetch(domain:[::1])", "[::1]:8080", true},
 		{"WebFetch(domain:[::1])", "::1", true},
 		{"WebFetch(domain:[::1])", "0:0:0:0:0:0:0:1", true},
