@@ -67,6 +67,17 @@ type Env struct {
 	// user lets commands see (names, or prefixes ending in *); Bash
 	// withholds every other one (permission/cmdenv).
 	PassEnv []string
+	// Web, if set, is what WebFetch asks the permission layer (see
+	// WebPolicy); nil means no host is named by a rule and a redirect to
+	// another host is handed back to the model.
+	Web WebPolicy
+	// AskModel, if set, sends one prompt to a small, fast model and
+	// returns its answer (WebFetch condenses long pages with it); nil
+	// means no model is at hand.
+	AskModel func(ctx context.Context, prompt string) (string, error)
+	// Todos is the session's task list (TodoWrite); nil means it is not
+	// kept.
+	Todos *TodoList
 }
 
 // PathGuard re-checks, after the open, the file a tool really got: the
@@ -139,7 +150,9 @@ type Typed[In any] struct {
 // New builds a typed tool. The schema comes from In's fields: json tags give
 // the names, fields without omitempty are required, `jsonschema:"…"` tags give
 // descriptions. readOnly says the tool changes nothing (Tool.ReadOnly). enums
-// may add enum constraints by property name.
+// may add enum constraints by property name, or by a dotted path to a
+// property of nested objects ("todos.status": the status of each element
+// of the todos array).
 func New[In any](name, desc string, readOnly bool, enums map[string][]any, fn func(ctx context.Context, env *Env, in In) (Result, error)) *Typed[In] {
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -147,8 +160,8 @@ func New[In any](name, desc string, readOnly bool, enums map[string][]any, fn fu
 	}
 	normalizeSchema(s)
 	for prop, values := range enums {
-		p, ok := s.Properties[prop]
-		if !ok {
+		p := propertyAt(s, prop)
+		if p == nil {
 			panic(fmt.Sprintf("tool %s: enum for unknown property %q", name, prop))
 		}
 		p.Enum = values
@@ -166,6 +179,22 @@ func New[In any](name, desc string, readOnly bool, enums map[string][]any, fn fu
 		required[r] = true
 	}
 	return &Typed[In]{ToolName: name, Desc: desc, Reads: readOnly, Fn: fn, schema: raw, resolved: res, required: required}
+}
+
+// propertyAt finds the property at a dotted path; a step into an array
+// property goes on in its items. nil means there is none.
+func propertyAt(s *jsonschema.Schema, path string) *jsonschema.Schema {
+	for name := range strings.SplitSeq(path, ".") {
+		if s.Properties == nil && s.Items != nil {
+			s = s.Items
+		}
+		p, ok := s.Properties[name]
+		if !ok {
+			return nil
+		}
+		s = p
+	}
+	return s
 }
 
 // normalizeSchema makes the generated schema acceptable to every provider:

@@ -1,5 +1,5 @@
 // Package builtin holds NovaCode's built-in tools: Read, Write, Edit, Bash,
-// Glob, Grep and LS. Their names, input fields and output formats follow the
+// Glob, Grep, LS, AskUserQuestion, WebFetch and TodoWrite. Their names, input fields and output formats follow the
 // conventions of Claude Code's tools, which current models are trained on:
 // a model that already knows how to call them makes fewer mistakes.
 //
@@ -33,6 +33,8 @@ func All() []tool.Tool {
 		NewEdit(),
 		NewWrite(),
 		NewAskUserQuestion(),
+		NewWebFetch(),
+		NewTodoWrite(),
 	}
 }
 

@@ -133,11 +133,12 @@ func TestAllOrderAndSafety(t *testing.T) {
 		names = append(names, tl.Name())
 		safe[tl.Name()] = tl.ReadOnly()
 	}
-	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "AskUserQuestion"}
+	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "AskUserQuestion", "WebFetch", "TodoWrite"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tool order (-want +got):\n%s", diff)
 	}
-	wantSafe := map[string]bool{"Bash": false, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": false, "Write": false, "AskUserQuestion": true}
+	wantSafe := map[string]bool{"Bash": false, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": false, "Write": false, "AskUserQuestion": true,
+		"WebFetch": false, "TodoWrite": true}
 	if diff := cmp.Diff(wantSafe, safe); diff != "" {
 		t.Errorf("read-only tools (-want +got):\n%s", diff)
 	}
@@ -162,6 +163,8 @@ func TestSchemas(t *testing.T) {
 		{"Read", []string{"file_path"}, []string{"file_path", "limit", "offset"}},
 		{"Edit", []string{"file_path", "old_string", "new_string"}, []string{"file_path", "new_string", "old_string", "replace_all"}},
 		{"Write", []string{"file_path", "content"}, []string{"content", "file_path"}},
+		{"WebFetch", []string{"url", "prompt"}, []string{"prompt", "url"}},
+		{"TodoWrite", []string{"todos"}, []string{"todos"}},
 	}
 	tools := map[string]tool.Tool{}
 	for _, tl := range All() {
