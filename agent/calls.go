@@ -277,6 +277,7 @@ func (r *run) reportEnded(exec *executor) int {
 			d = tk.finished.Sub(tk.started)
 		}
 		r.emit(event.ToolDone{Turn: r.turn, ID: tk.call.ID, Name: tk.call.Name, IsError: tk.result.IsError, DurationMS: d.Milliseconds()})
+		r.reportTodos(tk.call.ID)
 	}
 	return running
 }

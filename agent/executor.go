@@ -166,7 +166,8 @@ func (x *executor) start(tk *task, t tool.Tool, approved []string) {
 			x.snapshot(x.turn, approved)
 		}
 		tk.started = x.now()
-		tk.result = runTool(tool.WithApprovedPaths(x.ctx, approved), t, x.env, tk.call.Input)
+		ctx := tool.WithCallID(tool.WithApprovedPaths(x.ctx, approved), tk.call.ID)
+		tk.result = runTool(ctx, t, x.env, tk.call.Input)
 		tk.finished = x.now()
 		if x.ctx.Err() != nil {
 			tk.cancelled = true

@@ -52,6 +52,7 @@ type run struct {
 	lastSize int64
 	lastLen  int
 	specs    []llm.ToolSpec // the tools array, computed once per run
+	todos    uint64         // version of the task list last reported (reportTodos)
 }
 
 // emit yields e unless the consumer has stopped. A consumer that stops
@@ -122,6 +123,7 @@ func newRun(a *Agent, conv *Conversation, yield func(event.Event) bool, cancel c
 	if a.Tools != nil {
 		r.specs = a.Tools.Specs() // computed once: the tools array must be byte-stable
 	}
+	r.todos = todoVersion(a.Env)
 	return r
 }
 

@@ -32,6 +32,7 @@ const (
 	TypeLoopComplete      = "loop_complete"
 	TypeQuestion          = "question"
 	TypeToolDone          = "tool_done"
+	TypeTodo              = "todo"
 )
 
 // StreamText is a delta of the model's answer text.
@@ -245,6 +246,23 @@ type LoopComplete struct {
 	DurationMS int64         `json:"duration_ms"`
 }
 
+// Todo is the model's task list after a TodoWrite call changed it: the
+// whole list, in the model's order. It comes after that call's ToolDone.
+type Todo struct {
+	Turn  int        `json:"turn"`
+	Todos []TodoItem `json:"todos"`
+}
+
+// TodoItem is one task of a Todo.
+type TodoItem struct {
+	Content string `json:"content"`
+	// Status is "pending", "in_progress" or "completed".
+	Status string `json:"status"`
+	// ActiveForm is the task as an action in progress ("Running the
+	// tests"), for showing while it is in progress.
+	ActiveForm string `json:"active_form"`
+}
+
 func (StreamText) Type() string         { return TypeStreamText }
 func (ThinkingText) Type() string       { return TypeThinkingText }
 func (ToolUse) Type() string            { return TypeToolUse }
@@ -256,6 +274,7 @@ func (Compact) Type() string            { return TypeCompact }
 func (TurnComplete) Type() string       { return TypeTurnComplete }
 func (LoopComplete) Type() string       { return TypeLoopComplete }
 func (*Question) Type() string          { return TypeQuestion }
+func (Todo) Type() string               { return TypeTodo }
 
 // Marshal encodes e as one JSON object whose first field is "type".
 func Marshal(e Event) ([]byte, error) {

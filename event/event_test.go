@@ -23,6 +23,8 @@ var samples = []event.Event{
 	event.LoopComplete{Reason: event.ReasonDone, Turns: 2, FinalText: "ok", DurationMS: 10},
 	event.LoopComplete{Reason: event.ReasonError, Error: "boom"},
 	event.NewQuestion(event.Question{Turn: 1, ID: "q1", Question: "Which database?", Options: []string{"Postgres", "SQLite"}}, event.NewAnswerReply()),
+	event.Todo{Turn: 2, Todos: []event.TodoItem{{Content: "Run the tests", Status: "in_progress", ActiveForm: "Running the tests"}, {Content: "Ship", Status: "pending", ActiveForm: "Shipping"}}},
+	event.Todo{Turn: 3, Todos: []event.TodoItem{}},
 }
 
 func TestEveryEventMatchesSchema(t *testing.T) {
@@ -42,8 +44,8 @@ func TestEveryEventMatchesSchema(t *testing.T) {
 		}
 		seen[e.Type()] = true
 	}
-	if len(seen) != 11 {
-		t.Errorf("samples cover %d event types, want all 11", len(seen))
+	if len(seen) != 12 {
+		t.Errorf("samples cover %d event types, want all 12", len(seen))
 	}
 }
 
@@ -53,6 +55,8 @@ func TestSchemaRejectsWrongEvents(t *testing.T) {
 		`{"type":"nope","text":"x"}`,
 		`{"type":"loop_complete","reason":"finished","turns":1,"final_text":"","usage":{"input_tokens":0,"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0},"cost_usd":0,"duration_ms":0}`,
 		`{"type":"tool_result","turn":1,"id":"a","name":"b","content":"c","is_error":"no","duration_ms":1}`,
+		`{"type":"todo","turn":1,"todos":[{"content":"a","status":"done","active_form":"Doing a"}]}`,
+		`{"type":"todo","turn":1,"todos":null}`,
 	} {
 		if err := eventtest.ValidateJSON([]byte(bad)); err == nil {
 			t.Errorf("schema accepted %s", bad)

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"slices"
 	"sync"
 )
@@ -23,32 +24,55 @@ type Todo struct {
 
 // TodoList is the session's task list, which the model replaces whole with
 // each TodoWrite call. The loop reports a change as an event after the call
-// that made it (Version tells it one happened). The zero value is an empty
-// list; safe for concurrent use, since calls run side by side.
+// that made it. The zero value is an empty list; safe for concurrent use,
+// since calls run side by side.
 type TodoList struct {
-	mu      sync.Mutex
-	items   []Todo
-	version uint64
+	mu    sync.Mutex
+	state Todos
 }
 
-// Set replaces the list.
-func (l *TodoList) Set(items []Todo) {
+// Todos is the list at one moment.
+type Todos struct {
+	Items []Todo
+	// Version counts the changes so far.
+	Version uint64
+	// By is the id of the call that made the last change (CallID).
+	By string
+}
+
+// Set replaces the list; by is the id of the call that replaces it.
+func (l *TodoList) Set(by string, items []Todo) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.items = slices.Clone(items)
-	l.version++
+	l.state = Todos{Items: slices.Clone(items), Version: l.state.Version + 1, By: by}
 }
 
-// Get returns a copy of the list and its version, which every Set raises.
-func (l *TodoList) Get() ([]Todo, uint64) {
+// Get returns the list; its Items are a copy.
+func (l *TodoList) Get() Todos {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.Clone(l.items), l.version
+	s := l.state
+	s.Items = slices.Clone(s.Items)
+	return s
 }
 
-// Version is the number of Sets so far.
+// Version counts the changes so far.
 func (l *TodoList) Version() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.version
+	return l.state.Version
+}
+
+type callIDKey struct{}
+
+// WithCallID records on ctx the id of the call a tool runs for; the
+// executor sets it.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID returns what WithCallID recorded, or "".
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
 }

@@ -11,29 +11,40 @@ import (
 
 func TestTodoList(t *testing.T) {
 	var l TodoList
-	if items, v := l.Get(); len(items) != 0 || v != 0 {
-		t.Fatalf("zero list = %v, version %d", items, v)
+	if got := l.Get(); len(got.Items) != 0 || got.Version != 0 || got.By != "" {
+		t.Fatalf("zero list = %+v", got)
 	}
 	in := []Todo{{Content: "a", Status: TodoPending, ActiveForm: "Doing a"}}
-	l.Set(in)
+	l.Set("call_1", in)
 	in[0].Content = "changed by the caller"
-	got, v := l.Get()
-	if diff := cmp.Diff([]Todo{{Content: "a", Status: TodoPending, ActiveForm: "Doing a"}}, got); diff != "" || v != 1 {
-		t.Errorf("after Set (version %d) (-want +got):\n%s", v, diff)
+	got := l.Get()
+	want := Todos{Items: []Todo{{Content: "a", Status: TodoPending, ActiveForm: "Doing a"}}, Version: 1, By: "call_1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("after Set (-want +got):\n%s", diff)
 	}
-	got[0].Status = TodoCompleted
-	if again, _ := l.Get(); again[0].Status != TodoPending {
+	got.Items[0].Status = TodoCompleted
+	if again := l.Get(); again.Items[0].Status != TodoPending {
 		t.Error("Get returned the list itself, not a copy")
 	}
 
 	// Calls run side by side: every Set counts.
 	var wg sync.WaitGroup
 	for range 8 {
-		wg.Go(func() { l.Set(nil) })
+		wg.Go(func() { l.Set("x", nil) })
 	}
 	wg.Wait()
 	if v := l.Version(); v != 9 {
 		t.Errorf("version after 9 Sets = %d", v)
+	}
+}
+
+func TestCallID(t *testing.T) {
+	ctx := context.Background()
+	if id := CallID(ctx); id != "" {
+		t.Errorf("CallID of a bare context = %q", id)
+	}
+	if id := CallID(WithCallID(ctx, "toolu_1")); id != "toolu_1" {
+		t.Errorf("CallID = %q", id)
 	}
 }
 

@@ -61,7 +61,7 @@ func runTodoWrite(ctx context.Context, env *tool.Env, in TodoWriteInput) (tool.R
 		return tool.Errorf("Todos %s are all in_progress: work on one task at a time. Mark only the one you are doing now in_progress; the list was not saved.", strings.Join(working, " and ")), nil
 	}
 	if env.Todos != nil {
-		env.Todos.Set(items)
+		env.Todos.Set(tool.CallID(ctx), items)
 	}
 	if len(items) == 0 {
 		return tool.Result{Content: "The todo list was cleared."}, nil

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -46,17 +47,17 @@ func TestTodoWrite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := newEnv(t)
 			env.Todos = new(tool.TodoList)
-			res := run(t, NewTodoWrite(), env, json.RawMessage(tt.input))
+			res := runCtx(tool.WithCallID(context.Background(), "toolu_7"), t, NewTodoWrite(), env, json.RawMessage(tt.input))
 			check(t, res, env.Dir, tt.wantErr, tt.want)
-			list, version := env.Todos.Get()
+			got := env.Todos.Get()
 			if tt.list == nil {
-				if version != 0 {
-					t.Errorf("a refused list was saved: %v", list)
+				if got.Version != 0 {
+					t.Errorf("a refused list was saved: %+v", got)
 				}
 				return
 			}
-			if diff := cmp.Diff(tt.list, list); diff != "" || version != 1 {
-				t.Errorf("list (version %d) (-want +got):\n%s", version, diff)
+			if diff := cmp.Diff(tool.Todos{Items: tt.list, Version: 1, By: "toolu_7"}, got); diff != "" {
+				t.Errorf("list (-want +got):\n%s", diff)
 			}
 		})
 	}
