@@ -244,7 +244,8 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if n := sandboxLimits(ctx, sb); n != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
 	}
-	env := &tool.Env{Dir: dir, Files: tool.NewFileState(), PassEnv: passEnv}
+	env := &tool.Env{Dir: dir, Files: tool.NewFileState(), PassEnv: passEnv,
+		Web: checker, AskModel: askModel(client, smallModel(ep)), Todos: new(tool.TodoList)}
 	if g := checker.Guard(); g != nil {
 		env.Guard = g
 	}
