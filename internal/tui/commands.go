@@ -87,6 +87,7 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.addText(kindInfo, b.String())
 	case "clear":
 		m.blocks, m.scroll, m.cachedFrom = nil, 0, 0
+		m.todos.set(nil)
 		if m.o.Clear != nil {
 			m.o.Clear()
 		}

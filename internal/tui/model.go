@@ -70,6 +70,7 @@ type Model struct {
 	queued    []string
 	runStart  time.Time // when the active run started, for the working clock
 
+	todos   todoPanel // the model's task list, above the input while a task is open
 	perm    *event.PermissionRequest
 	ques    *event.Question // open question (AskUserQuestion)
 	quesSel int             // the option picked in it
@@ -150,6 +151,7 @@ func (m *Model) setTheme(dark bool) {
 	for _, b := range m.blocks {
 		b.drop()
 	}
+	m.todos.stale = true
 }
 
 // Update implements tea.Model.

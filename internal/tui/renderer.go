@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/novacode/nova/event"
 )
 
 // card and status mirror render.Card and render.Status field for field, so
@@ -39,6 +41,8 @@ type renderer interface {
 	ToolCard(width int, c card) string
 	Error(width int, msg string) string
 	Status(width int, s status) string
+	// Todos renders the model's task list in at most rows rows.
+	Todos(width, rows int, items []event.TodoItem) string
 }
 
 // plainRenderer renders without colour or Markdown: used by the unit tests
@@ -101,6 +105,10 @@ func (plainRenderer) ToolCard(width int, c card) string {
 }
 
 func (plainRenderer) Error(width int, msg string) string { return wrap("✗ "+msg, width) }
+
+func (plainRenderer) Todos(width, rows int, items []event.TodoItem) string {
+	return plainTodos(width, rows, items)
+}
 
 func (plainRenderer) Status(width int, s status) string {
 	parts := []string{s.Model, s.Mode}

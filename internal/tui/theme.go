@@ -3,6 +3,7 @@ package tui
 import (
 	"path/filepath"
 
+	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/internal/tui/render"
 )
 
@@ -36,6 +37,13 @@ func (r themed) ToolCard(width int, c card) string {
 	return render.ToolCard(r.t, width, render.Card(c))
 }
 func (r themed) Error(width int, msg string) string { return render.ErrorLine(r.t, width, msg) }
+func (r themed) Todos(width, rows int, items []event.TodoItem) string {
+	list := make([]render.Todo, len(items))
+	for i, it := range items {
+		list[i] = render.Todo(it)
+	}
+	return render.TodoPanel(r.t, width, rows, list)
+}
 func (r themed) Status(width int, s status) string {
 	rs := render.Status{Model: s.Model, Mode: s.Mode, ContextUsed: s.ContextUsed, ContextWindow: s.ContextWindow,
 		InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CacheReadTokens: s.CacheReadTokens,

@@ -77,6 +77,8 @@ func (m *Model) handleEvent(ev event.Event) {
 		if e.Model != "" {
 			m.model = e.Model
 		}
+	case event.Todo:
+		m.todos.set(e.Todos)
 	case event.Compact:
 		m.addText(kindInfo, fmt.Sprintf("Context compacted: %d → %d tokens", e.TokensBefore, e.TokensAfter))
 	case event.TurnComplete:

@@ -21,16 +21,17 @@ func (m *Model) timelineHeight() int {
 }
 
 func (m *Model) bottomHeight() int {
+	h := m.todos.lines(m.r, m.width)
 	if n := len(m.comp.matches); n > 0 {
-		return n + m.input.Height()
+		return h + n + m.input.Height()
 	}
 	if m.perm != nil {
-		return strings.Count(m.dialog(), "\n") + 1 + m.input.Height()
+		return h + strings.Count(m.dialog(), "\n") + 1 + m.input.Height()
 	}
 	if m.ques != nil {
-		return strings.Count(m.questionView(), "\n") + 1 + m.input.Height()
+		return h + strings.Count(m.questionView(), "\n") + 1 + m.input.Height()
 	}
-	return m.input.Height()
+	return h + m.input.Height()
 }
 
 // View implements tea.Model. It renders blocks from the bottom up only until
@@ -77,6 +78,10 @@ func (m *Model) Screen() string {
 	var b strings.Builder
 	for _, l := range view {
 		b.WriteString(ansi.Truncate(l, m.width, ""))
+		b.WriteByte('\n')
+	}
+	if v := m.todos.render(m.r, m.width); v != "" {
+		b.WriteString(v)
 		b.WriteByte('\n')
 	}
 	if m.perm != nil {
@@ -139,7 +144,12 @@ func (m *Model) status() status {
 			// A spinner and the run's age: a slow model must not look
 			// like a frozen screen.
 			d := timeNow().Sub(m.runStart)
-			s.Hint = fmt.Sprintf("%s working %ds · esc to interrupt", render.Spinner(d), int(d.Seconds()))
+			doing := "working"
+			if w := m.todos.working(); w != "" {
+				// What the model said it is doing (TodoWrite's activeForm).
+				doing = strings.TrimSuffix(ansi.Truncate(w, 40, "…"), "…") + "…"
+			}
+			s.Hint = fmt.Sprintf("%s %s %ds · esc to interrupt", render.Spinner(d), doing, int(d.Seconds()))
 		}
 	}
 	return s

@@ -127,6 +127,14 @@ func keyArg(name string, input json.RawMessage, workDir string, avail int) strin
 		if p := str("path"); p != "" {
 			return truncatePath(relPath(p, workDir), avail)
 		}
+	case "WebFetch":
+		if u := str("url"); u != "" {
+			return truncate(oneLine(u), avail)
+		}
+	case "TodoWrite":
+		if s, ok := todoSummary(input); ok {
+			return truncate(s, avail)
+		}
 	case "Glob", "Grep":
 		if pat := str("pattern"); pat != "" {
 			s := fmt.Sprintf("pattern: %q", oneLine(pat))
@@ -271,6 +279,9 @@ func layout(t Theme, width int, lines []string, expanded bool, fold int, paint f
 // old_string → new_string, or "" → content. The "+"/"-" markers stay in the
 // text so the diff reads without colour.
 func cardDiff(t Theme, width int, c Card) (string, bool) {
+	if c.Name == "TodoWrite" {
+		return cardTodos(t, width, c)
+	}
 	var in struct {
 		OldString *string `json:"old_string"`
 		NewString *string `json:"new_string"`
