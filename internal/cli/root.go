@@ -245,7 +245,12 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
 	}
 	env := &tool.Env{Dir: dir, Files: tool.NewFileState(), PassEnv: passEnv,
-		Web: checker, AskModel: askModel(client, smallModel(ep)), Todos: new(tool.TodoList)}
+		Web: checker, Todos: new(tool.TodoList),
+		AskModel: askModel(func() llm.Client {
+			c, _ := newClient(ep, settings, opts.IO.ErrOut)
+			return c
+		}, smallModel(ep)),
+	}
 	if g := checker.Guard(); g != nil {
 		env.Guard = g
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/novacode/nova/llm"
 )
@@ -36,9 +37,14 @@ func smallModel(ep endpoint) string {
 // part of it thinking.
 const smallAnswerTokens = 8192
 
-// askModel returns a function that sends one prompt to model through client
-// and returns the answer's text (tool.Env.AskModel).
-func askModel(client llm.Client, model string) func(ctx context.Context, prompt string) (string, error) {
+// askModel returns a function that sends one prompt to model and returns
+// the answer's text (tool.Env.AskModel). newClient makes its client on first
+// use: a client of its own, with the main one's retries and timeouts, since
+// an adapter keeps the encoding of the latest request's messages for the
+// next, and a side request through the conversation's client would make
+// its next request encode the whole history again.
+func askModel(newClient func() llm.Client, model string) func(ctx context.Context, prompt string) (string, error) {
+	client := sync.OnceValue(newClient)
 	return func(ctx context.Context, prompt string) (string, error) {
 		req := &llm.Request{
 			Model:     model,
@@ -47,7 +53,7 @@ func askModel(client llm.Client, model string) func(ctx context.Context, prompt 
 		}
 		var b strings.Builder
 		ended := false
-		for ev, err := range client.Stream(ctx, req) {
+		for ev, err := range client().Stream(ctx, req) {
 			if err != nil {
 				return "", err
 			}

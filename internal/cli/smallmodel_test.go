@@ -47,13 +47,21 @@ func TestAskModel(t *testing.T) {
 			if provider != providerAnthropic {
 				base += "/v1"
 			}
-			client, _ := newClient(endpoint{Provider: provider, APIKey: "k", BaseURL: base, Model: "claude-haiku-4-5"}, config.Settings{}, io.Discard)
-			got, err := askModel(client, "claude-haiku-4-5")(context.Background(), "What does the page say?")
+			made := 0
+			ask := askModel(func() llm.Client {
+				made++
+				c, _ := newClient(endpoint{Provider: provider, APIKey: "k", BaseURL: base, Model: "claude-sonnet-4-5"}, config.Settings{}, io.Discard)
+				return c
+			}, "claude-haiku-4-5")
+			if made != 0 {
+				t.Error("the client was made before it was needed")
+			}
+			got, err := ask(context.Background(), "What does the page say?")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != "The page says hello." {
-				t.Errorf("answer %q", got)
+			if got != "The page says hello." || made != 1 {
+				t.Errorf("answer %q (%d clients made)", got, made)
 			}
 			reqs := srv.Requests()
 			if len(reqs) != 1 {
@@ -72,7 +80,7 @@ func TestAskModel(t *testing.T) {
 	srv := llmtest.NewServer(llmtest.Turn{Status: 400})
 	defer srv.Close()
 	client, _ := newClient(endpoint{Provider: providerAnthropic, APIKey: "k", BaseURL: srv.URL, Model: "m"}, config.Settings{}, io.Discard)
-	if _, err := askModel(client, "m")(context.Background(), "p"); err == nil {
+	if _, err := askModel(func() llm.Client { return client }, "m")(context.Background(), "p"); err == nil {
 		t.Error("an error response gave no error")
 	}
 }
