@@ -87,6 +87,9 @@ func runWebFetch(ctx context.Context, env *tool.Env, in WebFetchInput, l webLimi
 		return fetchFailed(ctx, in, err)
 	}
 	where := page.URL.String()
+	if page.Status >= 400 && page.Kind == web.Binary {
+		return tool.Errorf("%s answered %s.", where, page.StatusMsg)
+	}
 	if page.Kind == web.Binary {
 		return tool.Errorf("%s is %s: binary content, which WebFetch does not read. It returns web pages and text (HTML, Markdown, JSON, XML, plain text).", where, page.MediaType)
 	}

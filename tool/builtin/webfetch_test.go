@@ -73,6 +73,10 @@ func TestWebFetch(t *testing.T) {
 			fmt.Fprint(w, "\x89PNG\r\n\x1a\n")
 		case "/gone":
 			http.Error(w, "this page is gone", http.StatusNotFound)
+		case "/gone.png":
+			w.Header().Set("Content-Type", "image/png")
+			w.WriteHeader(http.StatusGone)
+			fmt.Fprint(w, "\x89PNG\r\n\x1a\n")
 		case "/moved":
 			http.Redirect(w, r, "/doc", http.StatusMovedPermanently)
 		case "/elsewhere":
@@ -110,6 +114,8 @@ func TestWebFetch(t *testing.T) {
 			want: []string{"$URL/logo.png is image/png: binary content, which WebFetch does not read"}},
 		{name: "error status", allow: []string{"WebFetch(domain:127.0.0.1)"}, url: "/gone", wantErr: true,
 			want: []string{"answered 404 Not Found", "this page is gone"}},
+		{name: "error status, binary", allow: []string{"WebFetch(domain:127.0.0.1)"}, url: "/gone.png", wantErr: true,
+			want: []string{"$URL/gone.png answered 410 Gone."}},
 		{name: "same-host redirect followed", allow: []string{"WebFetch(domain:127.0.0.1)"}, url: "/moved",
 			want: []string{"$URL/doc (HTML converted to Markdown; redirected from $URL/moved)", "# Widgets"}},
 		{name: "redirect to a host no rule allows", allow: []string{"WebFetch(domain:127.0.0.1)"}, url: "/elsewhere",
