@@ -48,6 +48,33 @@ func TestCost(t *testing.T) {
 	}
 }
 
+// Searches of the provider's web search are billed per search, on top of
+// the tokens their results add to the prompt.
+func TestWebSearchCost(t *testing.T) {
+	tests := []struct {
+		model string
+		want  float64 // USD for 1,000 searches
+	}{
+		{"claude-sonnet-4-5", 10},
+		{"claude-opus-4-1", 10},
+		{"gpt-5", 10},
+		{"gpt-5-mini", 10},
+		{"gpt-4.1-2025-04-14", 25},
+		{"gpt-4o-mini", 25},
+		{"my-local-llama", 0},
+	}
+	for _, tc := range tests {
+		m, _ := LookupModel(tc.model)
+		got := m.Cost(Usage{WebSearchRequests: 1000})
+		if fmt.Sprintf("%.4f", got) != fmt.Sprintf("%.4f", tc.want) {
+			t.Errorf("%s: 1,000 searches cost %v, want %v", tc.model, got, tc.want)
+		}
+	}
+	if got := (Usage{WebSearchRequests: 2}).Add(Usage{WebSearchRequests: 3, InputTokens: 1}); got != (Usage{WebSearchRequests: 5, InputTokens: 1}) {
+		t.Errorf("Add = %+v", got)
+	}
+}
+
 func TestErrorClassification(t *testing.T) {
 	err := fmt.Errorf("stream: %w", &Error{Kind: ErrOverloaded, StatusCode: 529, Message: "busy"})
 	if !IsRetryable(err) {
