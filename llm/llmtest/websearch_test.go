@@ -12,29 +12,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3/responses"
 
-	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/llmtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden streams under testdata/")
 
-// searchTurn searches once, cites what it found and searches again in
-// vain: every shape of the providers' web search.
-var searchTurn = llmtest.Turn{
-	Model: "claude-sonnet-4-20250514",
-	Blocks: []llmtest.Block{
-		{Kind: llmtest.KindWebSearch, Query: "go 1.26 release", Fragments: 2, Results: []llmtest.SearchResult{
-			{Title: "Go 1.26 Release Notes", URL: "https://go.dev/doc/go1.26", PageAge: "2 weeks ago"},
-			{Title: "The Go Blog", URL: "https://go.dev/blog/"},
-		}},
-		llmtest.Text("Per the notes, "),
-		llmtest.CitedText("Go 1.26 shipped in February.", llmtest.Citation{
-			URL: "https://go.dev/doc/go1.26", Title: "Go 1.26 Release Notes", CitedText: "Go 1.26 was released in February 2026.",
-		}),
-		{Kind: llmtest.KindWebSearch, Query: "go 1.27", SearchError: "max_uses_exceeded", Fragments: 1},
-	},
-	Usage: llm.Usage{InputTokens: 2049, OutputTokens: 57},
-}
+// searchTurn is the suite's searching turn.
+var searchTurn = llmtest.SearchTurn
 
 // golden compares got with testdata/name, rewriting it with -update.
 func golden(t *testing.T, name, got string) {
