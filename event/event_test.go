@@ -23,6 +23,12 @@ var samples = []event.Event{
 	event.LoopComplete{Reason: event.ReasonDone, Turns: 2, FinalText: "ok", DurationMS: 10},
 	event.LoopComplete{Reason: event.ReasonError, Error: "boom"},
 	event.NewQuestion(event.Question{Turn: 1, ID: "q1", Question: "Which database?", Options: []string{"Postgres", "SQLite"}}, event.NewAnswerReply()),
+	event.WebSearch{Turn: 1, ID: "srvtoolu_1", Query: "go 1.26", Status: event.SearchSearching},
+	event.WebSearch{Turn: 1, ID: "srvtoolu_1", Query: "go 1.26", Status: event.SearchDone, Results: []event.SearchResult{{Title: "Go", URL: "https://go.dev/", PageAge: "1 day ago"}, {URL: "https://go.dev/blog"}}},
+	event.WebSearch{Turn: 1, ID: "srvtoolu_2", Query: "x", Status: event.SearchFailed, Error: "max_uses_exceeded"},
+	event.WebSearch{Turn: 2, Status: event.SearchUnavailable, Error: "the endpoint rejected web search"},
+	event.Citation{Turn: 1, URL: "https://go.dev/", Title: "Go", CitedText: "Go is"},
+	event.Usage{Turn: 1, Model: "claude-sonnet-4-5", Call: event.TokenCounts{InputTokens: 5, WebSearchRequests: 1}, Total: event.TokenCounts{InputTokens: 5, WebSearchRequests: 1}, CostUSD: 0.01},
 }
 
 func TestEveryEventMatchesSchema(t *testing.T) {
@@ -42,8 +48,8 @@ func TestEveryEventMatchesSchema(t *testing.T) {
 		}
 		seen[e.Type()] = true
 	}
-	if len(seen) != 11 {
-		t.Errorf("samples cover %d event types, want all 11", len(seen))
+	if len(seen) != 13 {
+		t.Errorf("samples cover %d event types, want all 13", len(seen))
 	}
 }
 
@@ -53,6 +59,8 @@ func TestSchemaRejectsWrongEvents(t *testing.T) {
 		`{"type":"nope","text":"x"}`,
 		`{"type":"loop_complete","reason":"finished","turns":1,"final_text":"","usage":{"input_tokens":0,"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0},"cost_usd":0,"duration_ms":0}`,
 		`{"type":"tool_result","turn":1,"id":"a","name":"b","content":"c","is_error":"no","duration_ms":1}`,
+		`{"type":"web_search","turn":1,"id":"a","query":"q","status":"lost"}`,
+		`{"type":"citation","turn":1}`,
 	} {
 		if err := eventtest.ValidateJSON([]byte(bad)); err == nil {
 			t.Errorf("schema accepted %s", bad)
