@@ -265,7 +265,9 @@ type Compact struct {
 	BoundaryID   string `json:"boundary_id"`
 }
 
-// TurnComplete closes a turn that ran tools; the loop goes on.
+// TurnComplete closes a turn that ran tools (or recovered from an output
+// limit, or that the provider paused: stop reason pause_turn); the loop goes
+// on.
 type TurnComplete struct {
 	Turn       int    `json:"turn"`
 	StopReason string `json:"stop_reason"`

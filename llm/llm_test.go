@@ -88,6 +88,25 @@ func TestErrorClassification(t *testing.T) {
 	}
 }
 
+func TestWebSearchRejected(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{&Error{Kind: ErrInvalid, StatusCode: 400, Message: "tools.0: Input tag 'web_search_20250305' found using 'type' does not match any of the expected tags"}, true},
+		{fmt.Errorf("stream: %w", &Error{Kind: ErrInvalid, StatusCode: 422, Message: "Unsupported tool type: Web_Search"}), true},
+		{&Error{Kind: ErrInvalid, StatusCode: 400, Message: "messages.1: unexpected role"}, false},
+		{&Error{Kind: ErrServer, StatusCode: 500, Message: "web_search backend down"}, false},
+		{&Error{Kind: ErrInvalid, Message: "message 3: web_search block without its result"}, false}, // made here, not refused there
+		{errors.New("web_search"), false},
+	}
+	for _, tt := range tests {
+		if got := WebSearchRejected(tt.err); got != tt.want {
+			t.Errorf("WebSearchRejected(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
 func TestMessageHelpers(t *testing.T) {
 	m := Message{Role: RoleAssistant, Content: []Block{
 		{Type: BlockThinking, Text: "hidden"}, {Type: BlockText, Text: "a"},
