@@ -329,6 +329,9 @@ func (r *run) stream(ctx context.Context, req *llm.Request, exec *executor) stre
 		}
 	}
 	s.msg = m.msg
+	if s.end.StopReason != llm.StopPauseTurn {
+		s.msg = answeredSearches(s.msg)
+	}
 	if s.err == nil && !gotEnd {
 		if ctx.Err() != nil {
 			s.err = ctx.Err()

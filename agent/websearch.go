@@ -130,3 +130,33 @@ func searchDone(start event.WebSearch, e llm.ServerToolResult) event.WebSearch {
 	}
 	return start
 }
+
+// answeredSearches returns m without the server tool calls that have no
+// result in it: a stream cut between a search and its result (or an answer
+// cut by the output limit) would leave one, and the provider rejects a
+// call sent back alone, in every later request of the session. A turn the
+// provider paused keeps its call: the provider finishes it.
+func answeredSearches(m llm.Message) llm.Message {
+	answered := map[string]bool{}
+	orphans := false
+	for _, b := range m.Content {
+		if b.Type == llm.BlockServerToolResult {
+			answered[b.ToolUseID] = true
+		}
+	}
+	for _, b := range m.Content {
+		if b.Type == llm.BlockServerToolUse && !answered[b.ToolUseID] {
+			orphans = true
+		}
+	}
+	if !orphans {
+		return m
+	}
+	out := llm.Message{Role: m.Role, Content: make([]llm.Block, 0, len(m.Content))}
+	for _, b := range m.Content {
+		if b.Type != llm.BlockServerToolUse || answered[b.ToolUseID] {
+			out.Content = append(out.Content, b)
+		}
+	}
+	return out
+}

@@ -205,8 +205,9 @@ func TestWebSearchRejected(t *testing.T) {
 // A turn the provider paused (a long run of its own searches) goes back as
 // it is, and the answer goes on; nothing is added between.
 func TestPauseTurnContinues(t *testing.T) {
-	first := searchSteps()
-	first[len(first)-1] = end(llm.StopPauseTurn, 100, 5)
+	// Paused while the second search runs: its call goes back without a
+	// result, for the provider to finish.
+	first := append(searchSteps()[:5], end(llm.StopPauseTurn, 100, 5))
 	fc := &fakeClient{scripts: [][]step{first, answer(" And more.")}}
 	a := newAgent(fc, nil)
 	a.WebSearch = &llm.WebSearch{}
@@ -222,6 +223,9 @@ func TestPauseTurnContinues(t *testing.T) {
 	if !bytes.HasPrefix(reqs[1].Messages, reqs[0].Messages[:len(reqs[0].Messages)-1]) {
 		t.Errorf("the continuation edited the history:\n%s\n%s", reqs[0].Messages, reqs[1].Messages)
 	}
+	if paused := reqs[1].msgs[1].Content; paused[len(paused)-1].Type != llm.BlockServerToolUse || paused[len(paused)-1].ToolUseID != "srv_2" {
+		t.Errorf("the paused search did not go back: %+v", paused)
+	}
 	var turnDone []string
 	for _, e := range evs {
 		if tc, ok := e.(event.TurnComplete); ok {
@@ -233,5 +237,28 @@ func TestPauseTurnContinues(t *testing.T) {
 	}
 	if lc := last(evs); lc.Turns != 2 || lc.FinalText != " And more." {
 		t.Errorf("loop complete %+v", lc)
+	}
+}
+
+// A search cut before its result (a broken stream) is left out of history:
+// the provider would reject the call alone in every later request. A turn
+// the provider paused keeps it (TestPauseTurnContinues).
+func TestCutSearchLeftOut(t *testing.T) {
+	s := searchSteps()
+	cut := append(s[:3:3], s[4], step{err: &llm.Error{Kind: llm.ErrBrokenStream, Message: "unexpected EOF"}})
+	fc := &fakeClient{scripts: [][]step{cut}}
+	a := newAgent(fc, nil)
+	a.WebSearch = &llm.WebSearch{}
+	conv := agent.NewConversation("s", "", "what is new in go?")
+	if lc := last(collect(t, a, context.Background(), conv)); lc.Reason != event.ReasonError {
+		t.Fatalf("loop complete %+v", lc)
+	}
+	var kept []string
+	for _, b := range conv.Messages[1].Content {
+		kept = append(kept, string(b.Type)+" "+b.ToolUseID)
+	}
+	want := []string{"server_tool_use srv_1", "server_tool_result srv_1", "text "}
+	if diff := cmp.Diff(want, kept); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
 	}
 }

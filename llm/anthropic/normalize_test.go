@@ -121,6 +121,16 @@ func TestNormalize(t *testing.T) {
 				"end stop=end_turn model=claude-x usage=in:100 out:3 cache_read:5000 cache_write:200 web_search:1\n",
 		},
 		{
+			name: "a result whose call was in the paused message before",
+			events: []string{evStart,
+				`{"type":"content_block_start","index":0,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_9","content":[]}}`,
+				`{"type":"content_block_stop","index":0}`,
+				`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}`, evStop},
+			want: "server_tool_result[0] id=srvtoolu_9 name=web_search results=0 error=\"\" raw=73 bytes\n" +
+				"end stop=end_turn model=claude-x usage=in:100 out:3 cache_read:5000 cache_write:200\n",
+			lax: true, // no call before it in this stream
+		},
+		{
 			name: "a failed search",
 			events: []string{evStart,
 				`{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_2","name":"web_search","input":{"query":"x"}}}`,

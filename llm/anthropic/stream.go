@@ -262,11 +262,9 @@ func (n *normalizer) searchResult(idx int, raw string) (llm.StreamEvent, bool, e
 	if err := b.UnmarshalJSON([]byte(raw)); err != nil {
 		return nil, false, &llm.Error{Kind: llm.ErrBrokenStream, Err: err, Message: fmt.Sprintf("web_search_tool_result block %d: %v", idx, err)}
 	}
-	name, ok := n.servers[b.ToolUseID]
-	if !ok {
-		return nil, false, &llm.Error{Kind: llm.ErrBrokenStream, Err: errProtocol,
-			Message: fmt.Sprintf("web_search_tool_result block %d answers %q, which is no web search call of this message", idx, b.ToolUseID)}
-	}
+	// The call is this message's, or, when the provider paused the turn
+	// (pause_turn) while the search ran, the previous message's.
+	name := cmp.Or(n.servers[b.ToolUseID], "web_search")
 	delete(n.servers, b.ToolUseID)
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, []byte(raw)); err != nil {
