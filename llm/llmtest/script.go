@@ -107,8 +107,8 @@
 // ([Golden]) and the event contract ([CheckEvents]), rebuild of every
 // recorded request, invalid requests and base URLs, a consumer stopping
 // after any event ([Collect] checks the iterator contract on every call),
-// damaged streams, the faults of [StreamFaults] and the encoding cache of
-// [CacheSuite].
+// damaged streams, the faults of [StreamFaults], the encoding cache of
+// [CacheSuite] and the provider's web search ([SearchTurn]).
 package llmtest
 
 import (
