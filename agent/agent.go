@@ -37,6 +37,10 @@ type Conversation struct {
 	// loop's running totals continue from them.
 	Usage   llm.Usage
 	CostUSD float64
+
+	// webSearch is the session's answer about the provider's web search
+	// (Agent.WebSearch), asked once.
+	webSearch searchState
 }
 
 // NewConversation starts a conversation with one user prompt.
@@ -90,6 +94,16 @@ type Agent struct {
 	// MaxTokens is the output limit per call; 0 picks one from the catalog.
 	MaxTokens int
 	Thinking  *llm.Thinking
+	// WebSearch offers the provider's own web search to the model
+	// (llm.Request.WebSearch). The provider runs the searches, so a
+	// conversation decides once, before its first request, whether to
+	// offer it: Permissions.Check of the WebSearch tool; allow offers it,
+	// deny does not, and ask puts one permission_request to the person
+	// when AskWebSearch is set (and the run is not NonInteractive), else
+	// leaves it off. Searches and citations come out as web_search and
+	// citation events. nil offers none.
+	WebSearch    *llm.WebSearch
+	AskWebSearch bool
 
 	Hooks Hooks
 

@@ -55,6 +55,24 @@ func (m *assembler) toolUse(e llm.ToolCallComplete) (ToolCall, json.RawMessage) 
 	return ToolCall{ID: e.ID, Name: e.Name, Input: e.Input}, input
 }
 
+// serverToolUse adds a call of the provider's own tool (a web search). Its
+// block goes back to the provider as it came, so nothing is repaired.
+func (m *assembler) serverToolUse(e llm.ServerToolUse) {
+	m.msg.Content = append(m.msg.Content, llm.Block{Type: llm.BlockServerToolUse, ToolUseID: e.ID, ToolName: e.Name, Input: e.Input, Origin: e.Origin})
+	m.lastKind, m.lastIdx = llm.BlockServerToolUse, e.Index
+}
+
+// serverToolResult adds what the provider's tool found, with the
+// provider's own block (Raw), which the provider wants back.
+func (m *assembler) serverToolResult(e llm.ServerToolResult) {
+	b := llm.Block{Type: llm.BlockServerToolResult, ToolUseID: e.ID, ToolName: e.Name, Results: e.Results, Raw: e.Raw, Origin: e.Origin}
+	if e.Error != "" {
+		b.Content, b.IsError = e.Error, true
+	}
+	m.msg.Content = append(m.msg.Content, b)
+	m.lastKind, m.lastIdx = llm.BlockServerToolResult, e.Index
+}
+
 // validJSON returns in if it is valid JSON, else in as a JSON string: a
 // model's broken arguments are kept verbatim, yet history and events stay
 // encodable.

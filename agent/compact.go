@@ -123,7 +123,7 @@ func (r *run) compact(ctx context.Context, reason, focus string) error {
 	// blocks in the history only when tools are defined.
 	// The carried tail is left out: it is not summarised but kept.
 	msgs := append(history, llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: prompt}}})
-	req := &llm.Request{Model: a.Model, System: r.conv.System, Messages: msgs, Tools: specs, MaxTokens: min(r.maxTokens, 16_000)}
+	req := &llm.Request{Model: a.Model, System: r.conv.System, Messages: msgs, Tools: specs, WebSearch: r.search, MaxTokens: min(r.maxTokens, 16_000)}
 	var summary strings.Builder
 	var end llm.StreamEnd
 	for ev, err := range a.Client.Stream(ctx, req) {

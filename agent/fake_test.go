@@ -33,6 +33,7 @@ type recorded struct {
 	MaxTokens int
 	Messages  []byte // JSON of the messages as sent
 	msgs      []llm.Message
+	WebSearch *llm.WebSearch
 }
 
 func (f *fakeClient) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
@@ -40,7 +41,7 @@ func (f *fakeClient) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm
 	b, _ := json.Marshal(req.Messages)
 	var copied []llm.Message
 	_ = json.Unmarshal(b, &copied)
-	f.requests = append(f.requests, recorded{MaxTokens: req.MaxTokens, Messages: b, msgs: copied})
+	f.requests = append(f.requests, recorded{MaxTokens: req.MaxTokens, Messages: b, msgs: copied, WebSearch: req.WebSearch})
 	var script []step
 	if len(f.scripts) > 0 {
 		script, f.scripts = f.scripts[0], f.scripts[1:]

@@ -53,6 +53,7 @@ type run struct {
 	lastLen  int
 	specs    []llm.ToolSpec // the tools array, computed once per run
 	todos    uint64         // version of the task list last reported (reportTodos)
+	search   *llm.WebSearch // the web search offered, once the session decided
 }
 
 // emit yields e unless the consumer has stopped. A consumer that stops
@@ -124,6 +125,9 @@ func newRun(a *Agent, conv *Conversation, yield func(event.Event) bool, cancel c
 		r.specs = a.Tools.Specs() // computed once: the tools array must be byte-stable
 	}
 	r.todos = todoVersion(a.Env)
+	if conv.webSearch == searchOn {
+		r.search = a.WebSearch
+	}
 	return r
 }
 
@@ -166,6 +170,9 @@ func (r *run) loop(ctx context.Context) {
 		if len(ti.reminders) > 0 {
 			r.addUserContent(llm.Block{Type: llm.BlockText, Text: reminderText(ti.reminders)})
 		}
+		if r.search = r.searchFor(ctx); r.stopped {
+			return
+		}
 		// Compaction keeps this turn's unsent prompt and reminders out of
 		// the summary and puts them back verbatim after it.
 		if r.shouldCompact() {
@@ -181,6 +188,7 @@ func (r *run) loop(ctx context.Context) {
 			Tools:     r.specs,
 			MaxTokens: r.maxTokens,
 			Thinking:  a.Thinking,
+			WebSearch: r.search,
 		}
 		if !r.turnOnce(ctx, req, ti) {
 			return
@@ -204,6 +212,10 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 	defer exec.wait()
 
 	s := r.stream(ctx, req, exec)
+	if s.err != nil && r.searchRejected(req, s) {
+		exec.wait()
+		return r.turnOnce(ctx, req, ti)
+	}
 	if s.err != nil {
 		reason := event.ReasonError
 		if ctx.Err() != nil || errors.Is(s.err, context.Canceled) {
@@ -226,6 +238,13 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 		return false
 	}
 	r.appendAssistant(s.msg)
+	if len(s.calls) == 0 && extra == "" && s.end.StopReason == llm.StopPauseTurn {
+		// The provider paused a long turn of its own tools (web
+		// searches): sent back as it is, the answer goes on.
+		r.turnEnd()
+		r.emit(event.TurnComplete{Turn: r.turn, StopReason: string(s.end.StopReason)})
+		return !r.stopped
+	}
 	if len(s.calls) == 0 {
 		if extra != "" {
 			r.addUserContent(llm.Block{Type: llm.BlockText, Text: extra})
@@ -256,6 +275,7 @@ func (r *run) stream(ctx context.Context, req *llm.Request, exec *executor) stre
 	var s streamed
 	m := newAssembler()
 	gotEnd := false
+	searches := map[string]event.WebSearch{} // by call id, until their results
 	r.sent = len(req.Messages)
 	for ev, err := range r.a.Client.Stream(ctx, req) {
 		if err != nil {
@@ -281,6 +301,21 @@ func (r *run) stream(ctx context.Context, req *llm.Request, exec *executor) stre
 			if cs.decided != nil {
 				r.settled(cs) // refused or answered at once: it will not run
 			}
+		case llm.ServerToolUse:
+			m.serverToolUse(e)
+			ev := searchEvent(r.turn, e.ID, e.Input)
+			searches[e.ID] = ev
+			r.emit(ev)
+		case llm.ServerToolResult:
+			m.serverToolResult(e)
+			start, ok := searches[e.ID]
+			if !ok {
+				start = searchEvent(r.turn, e.ID, nil)
+			}
+			delete(searches, e.ID)
+			r.emit(searchDone(start, e))
+		case llm.Citation:
+			r.emit(event.Citation{Turn: r.turn, URL: e.URL, Title: e.Title, CitedText: e.CitedText})
 		case llm.StreamEnd:
 			s.end, gotEnd = e, true
 		}
@@ -296,6 +331,9 @@ func (r *run) stream(ctx context.Context, req *llm.Request, exec *executor) stre
 		}
 	}
 	s.msg = m.msg
+	if s.end.StopReason != llm.StopPauseTurn {
+		s.msg = answeredSearches(s.msg)
+	}
 	if s.err == nil && !gotEnd {
 		if ctx.Err() != nil {
 			s.err = ctx.Err()
@@ -420,6 +458,6 @@ func counts(u llm.Usage) event.TokenCounts {
 	return event.TokenCounts{
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
-		Estimated: u.Estimated,
+		WebSearchRequests: u.WebSearchRequests, Estimated: u.Estimated,
 	}
 }

@@ -33,6 +33,8 @@ const (
 	TypeQuestion          = "question"
 	TypeToolDone          = "tool_done"
 	TypeTodo              = "todo"
+	TypeWebSearch         = "web_search"
+	TypeCitation          = "citation"
 )
 
 // StreamText is a delta of the model's answer text.
@@ -191,6 +193,47 @@ func (q *Question) Respond(a Answer) {
 	q.reply.once.Do(func() { q.reply.ch <- a })
 }
 
+// Web search statuses.
+const (
+	SearchSearching   = "searching"
+	SearchDone        = "done"
+	SearchFailed      = "failed"
+	SearchUnavailable = "unavailable"
+)
+
+// WebSearch is a search of the provider's own web search: the provider ran
+// it, nothing ran here, and nobody is asked (the session allowed web search
+// before the model could search). It comes once the query is known, Status
+// "searching", and again with the same ID once the results are in, "done"
+// (Results) or "failed" (Error). Status "unavailable" (no ID) says web
+// search is off for the rest of the session, and Error why: the endpoint
+// rejected it.
+type WebSearch struct {
+	Turn    int            `json:"turn"`
+	ID      string         `json:"id"`
+	Query   string         `json:"query"`
+	Status  string         `json:"status"`
+	Results []SearchResult `json:"results,omitempty"`
+	Error   string         `json:"error,omitempty"`
+}
+
+// SearchResult is a page a web search found.
+type SearchResult struct {
+	Title   string `json:"title,omitempty"`
+	URL     string `json:"url"`
+	PageAge string `json:"page_age,omitempty"`
+}
+
+// Citation says the answer text streamed before it is supported by a
+// source, a page a web search found: a frontend marks the answer where it
+// stands. CitedText, when the provider says, is the passage cited.
+type Citation struct {
+	Turn      int    `json:"turn"`
+	URL       string `json:"url"`
+	Title     string `json:"title,omitempty"`
+	CitedText string `json:"cited_text,omitempty"`
+}
+
 // Usage reports one model call's tokens, the running totals and the cost.
 type Usage struct {
 	Turn  int         `json:"turn"`
@@ -209,7 +252,10 @@ type TokenCounts struct {
 	OutputTokens     int64 `json:"output_tokens"`
 	CacheReadTokens  int64 `json:"cache_read_input_tokens"`
 	CacheWriteTokens int64 `json:"cache_creation_input_tokens"`
-	Estimated        bool  `json:"estimated,omitempty"`
+	// WebSearchRequests is how many searches the provider's web search
+	// ran (billed per search, in CostUSD).
+	WebSearchRequests int64 `json:"web_search_requests,omitempty"`
+	Estimated         bool  `json:"estimated,omitempty"`
 }
 
 // Compact reports a compaction of the history.
@@ -220,7 +266,9 @@ type Compact struct {
 	BoundaryID   string `json:"boundary_id"`
 }
 
-// TurnComplete closes a turn that ran tools; the loop goes on.
+// TurnComplete closes a turn that ran tools (or recovered from an output
+// limit, or that the provider paused: stop reason pause_turn); the loop goes
+// on.
 type TurnComplete struct {
 	Turn       int    `json:"turn"`
 	StopReason string `json:"stop_reason"`
@@ -275,6 +323,8 @@ func (TurnComplete) Type() string       { return TypeTurnComplete }
 func (LoopComplete) Type() string       { return TypeLoopComplete }
 func (*Question) Type() string          { return TypeQuestion }
 func (Todo) Type() string               { return TypeTodo }
+func (WebSearch) Type() string          { return TypeWebSearch }
+func (Citation) Type() string           { return TypeCitation }
 
 // Marshal encodes e as one JSON object whose first field is "type".
 func Marshal(e Event) ([]byte, error) {

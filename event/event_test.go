@@ -25,6 +25,12 @@ var samples = []event.Event{
 	event.NewQuestion(event.Question{Turn: 1, ID: "q1", Question: "Which database?", Options: []string{"Postgres", "SQLite"}}, event.NewAnswerReply()),
 	event.Todo{Turn: 2, Todos: []event.TodoItem{{Content: "Run the tests", Status: "in_progress", ActiveForm: "Running the tests"}, {Content: "Ship", Status: "pending", ActiveForm: "Shipping"}}},
 	event.Todo{Turn: 3, Todos: []event.TodoItem{}},
+	event.WebSearch{Turn: 1, ID: "srvtoolu_1", Query: "go 1.26", Status: event.SearchSearching},
+	event.WebSearch{Turn: 1, ID: "srvtoolu_1", Query: "go 1.26", Status: event.SearchDone, Results: []event.SearchResult{{Title: "Go", URL: "https://go.dev/", PageAge: "1 day ago"}, {URL: "https://go.dev/blog"}}},
+	event.WebSearch{Turn: 1, ID: "srvtoolu_2", Query: "x", Status: event.SearchFailed, Error: "max_uses_exceeded"},
+	event.WebSearch{Turn: 2, Status: event.SearchUnavailable, Error: "the endpoint rejected web search"},
+	event.Citation{Turn: 1, URL: "https://go.dev/", Title: "Go", CitedText: "Go is"},
+	event.Usage{Turn: 1, Model: "claude-sonnet-4-5", Call: event.TokenCounts{InputTokens: 5, WebSearchRequests: 1}, Total: event.TokenCounts{InputTokens: 5, WebSearchRequests: 1}, CostUSD: 0.01},
 }
 
 func TestEveryEventMatchesSchema(t *testing.T) {
@@ -44,8 +50,8 @@ func TestEveryEventMatchesSchema(t *testing.T) {
 		}
 		seen[e.Type()] = true
 	}
-	if len(seen) != 12 {
-		t.Errorf("samples cover %d event types, want all 12", len(seen))
+	if len(seen) != 14 {
+		t.Errorf("samples cover %d event types, want all 14", len(seen))
 	}
 }
 
@@ -57,6 +63,8 @@ func TestSchemaRejectsWrongEvents(t *testing.T) {
 		`{"type":"tool_result","turn":1,"id":"a","name":"b","content":"c","is_error":"no","duration_ms":1}`,
 		`{"type":"todo","turn":1,"todos":[{"content":"a","status":"done","active_form":"Doing a"}]}`,
 		`{"type":"todo","turn":1,"todos":null}`,
+		`{"type":"web_search","turn":1,"id":"a","query":"q","status":"lost"}`,
+		`{"type":"citation","turn":1}`,
 	} {
 		if err := eventtest.ValidateJSON([]byte(bad)); err == nil {
 			t.Errorf("schema accepted %s", bad)

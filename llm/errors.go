@@ -3,6 +3,7 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -51,6 +52,17 @@ func (e *Error) Retryable() bool {
 		return true
 	}
 	return false
+}
+
+// WebSearchRejected reports whether err is an endpoint refusing a request
+// over its web search tool (Request.WebSearch): an invalid request (HTTP
+// 400, 422, …) whose message names the tool, as Anthropic-compatible
+// gateways without the server tool answer. The same request without web
+// search may then succeed.
+func WebSearchRejected(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == ErrInvalid && e.StatusCode >= 400 &&
+		strings.Contains(strings.ToLower(e.Message), "web_search")
 }
 
 // IsRetryable reports whether err is an *Error that is retryable.

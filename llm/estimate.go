@@ -29,11 +29,14 @@ func (e estimateClient) Stream(ctx context.Context, req *Request) iter.Seq2[Stre
 			case ToolCallComplete:
 				out += len(x.Input) + len(x.Name)
 			case StreamEnd:
-				if x.Usage == (Usage{}) {
+				// A count of searches is no token figure: an endpoint
+				// that reported only that still reported no usage.
+				if tokens := x.Usage; (Usage{WebSearchRequests: tokens.WebSearchRequests}) == tokens {
 					x.Usage = Usage{
-						InputTokens:  int64(EstimateTokens(req)),
-						OutputTokens: int64((out + bytesPerToken - 1) / bytesPerToken),
-						Estimated:    true,
+						InputTokens:       int64(EstimateTokens(req)),
+						OutputTokens:      int64((out + bytesPerToken - 1) / bytesPerToken),
+						WebSearchRequests: tokens.WebSearchRequests,
+						Estimated:         true,
 					}
 					ev = x
 				}
@@ -57,7 +60,9 @@ func EstimateTokens(req *Request) int {
 			case BlockImage:
 				n += 1600 * bytesPerToken // images cost about this much on most providers
 			default:
-				n += len(b.Text) + len(b.Input) + len(b.Content) + len(b.ToolName)
+				// A server tool result's Raw is what the provider reads
+				// (a search's page contents, encrypted): it counts too.
+				n += len(b.Text) + len(b.Input) + len(b.Content) + len(b.ToolName) + len(b.Raw)
 			}
 		}
 	}

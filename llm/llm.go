@@ -39,6 +39,12 @@ const (
 	BlockToolUse          BlockType = "tool_use"
 	BlockToolResult       BlockType = "tool_result"
 	BlockImage            BlockType = "image"
+	// BlockServerToolUse and BlockServerToolResult are a call of a tool the
+	// provider runs itself (its web search) and what it found. The loop runs
+	// nothing for them; they stay in history because the provider wants them
+	// back (see Block.Raw) and frontends show them.
+	BlockServerToolUse    BlockType = "server_tool_use"
+	BlockServerToolResult BlockType = "server_tool_result"
 )
 
 // Block is one piece of message content. Only the fields of its Type are set.
@@ -53,10 +59,11 @@ type Block struct {
 	// reasoning item's encrypted content (OpenAI Responses); it must be sent
 	// back verbatim, and only to the protocol named by Origin.
 	Signature string `json:"signature,omitempty"`
-	// Origin names the protocol that produced a thinking block ("anthropic",
-	// "openai-responses", "openai-chat"). Signatures and encrypted reasoning
-	// are only valid there: an adapter sends a foreign thinking block as plain
-	// context or drops it, so a conversation can switch provider.
+	// Origin names the protocol that produced a thinking or server tool block
+	// ("anthropic", "openai-responses", "openai-chat"). Signatures, encrypted
+	// reasoning and server tool blocks are only valid there: an adapter sends
+	// a foreign thinking block as plain context or drops it, and drops a
+	// foreign server tool block, so a conversation can switch provider.
 	Origin string `json:"origin,omitempty"`
 	// ItemID is the provider's id for the item (a Responses reasoning item's
 	// "rs_…"), needed to send it back.
@@ -67,14 +74,35 @@ type Block struct {
 	// MediaType of BlockImage ("image/png", …).
 	MediaType string `json:"media_type,omitempty"`
 
-	// ToolUseID links a BlockToolUse to its BlockToolResult.
+	// ToolUseID links a BlockToolUse to its BlockToolResult (and a
+	// BlockServerToolUse to its BlockServerToolResult).
 	ToolUseID string `json:"tool_use_id,omitempty"`
-	// ToolName and Input describe a BlockToolUse.
+	// ToolName and Input describe a BlockToolUse or BlockServerToolUse
+	// (ToolName also names a BlockServerToolResult's tool).
 	ToolName string          `json:"name,omitempty"`
 	Input    json.RawMessage `json:"input,omitempty"`
-	// Content and IsError describe a BlockToolResult.
+	// Content and IsError describe a BlockToolResult; for a
+	// BlockServerToolResult, Content is why the provider's tool failed.
 	Content string `json:"content,omitempty"`
 	IsError bool   `json:"is_error,omitempty"`
+
+	// Results are what a BlockServerToolResult of web_search found, for
+	// frontends and transcripts; the provider reads Raw instead.
+	Results []SearchResult `json:"results,omitempty"`
+	// Raw is a BlockServerToolResult in the provider's own encoding
+	// (Anthropic: the web_search_tool_result block, encrypted_content
+	// included; Responses: the web_search_call item). The adapter of Origin
+	// sends it back as it came; the provider needs it on the next call.
+	Raw json.RawMessage `json:"raw,omitempty"`
+}
+
+// SearchResult is one page a web search found.
+type SearchResult struct {
+	Title string `json:"title,omitempty"`
+	URL   string `json:"url"`
+	// PageAge is how old the page is, as the provider says it ("6 days
+	// ago"), when it says.
+	PageAge string `json:"page_age,omitempty"`
 }
 
 // Message is one turn of the conversation.
@@ -147,4 +175,24 @@ type Request struct {
 	Tools     []ToolSpec
 	MaxTokens int
 	Thinking  *Thinking
+	// WebSearch offers the provider's own web search, a tool the provider
+	// runs itself: the stream reports each search as a ServerToolUse and a
+	// ServerToolResult, and the answer's sources as Citations. Nil offers
+	// none. Protocols without one (Chat Completions) ignore it; the caller
+	// says so (HasWebSearch).
+	WebSearch *WebSearch
+}
+
+// WebSearch configures the provider's web search.
+type WebSearch struct {
+	// MaxUses caps the searches of one model call where the protocol takes
+	// a cap (Anthropic's max_uses); 0 leaves the provider's default.
+	MaxUses int
+}
+
+// HasWebSearch reports whether the protocol named by origin (llm.Origin…)
+// has a web search of its own: Anthropic's web search tool and the
+// Responses API's web_search do; Chat Completions has none.
+func HasWebSearch(origin string) bool {
+	return origin == OriginAnthropic || origin == OriginOpenAIResponses
 }

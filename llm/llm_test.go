@@ -48,6 +48,33 @@ func TestCost(t *testing.T) {
 	}
 }
 
+// Searches of the provider's web search are billed per search, on top of
+// the tokens their results add to the prompt.
+func TestWebSearchCost(t *testing.T) {
+	tests := []struct {
+		model string
+		want  float64 // USD for 1,000 searches
+	}{
+		{"claude-sonnet-4-5", 10},
+		{"claude-opus-4-1", 10},
+		{"gpt-5", 10},
+		{"gpt-5-mini", 10},
+		{"gpt-4.1-2025-04-14", 25},
+		{"gpt-4o-mini", 25},
+		{"my-local-llama", 0},
+	}
+	for _, tc := range tests {
+		m, _ := LookupModel(tc.model)
+		got := m.Cost(Usage{WebSearchRequests: 1000})
+		if fmt.Sprintf("%.4f", got) != fmt.Sprintf("%.4f", tc.want) {
+			t.Errorf("%s: 1,000 searches cost %v, want %v", tc.model, got, tc.want)
+		}
+	}
+	if got := (Usage{WebSearchRequests: 2}).Add(Usage{WebSearchRequests: 3, InputTokens: 1}); got != (Usage{WebSearchRequests: 5, InputTokens: 1}) {
+		t.Errorf("Add = %+v", got)
+	}
+}
+
 func TestErrorClassification(t *testing.T) {
 	err := fmt.Errorf("stream: %w", &Error{Kind: ErrOverloaded, StatusCode: 529, Message: "busy"})
 	if !IsRetryable(err) {
@@ -58,6 +85,25 @@ func TestErrorClassification(t *testing.T) {
 	}
 	if got := (&Error{Kind: ErrRateLimit, StatusCode: 429, Message: "slow down"}).Error(); got != "model call failed (rate_limit, HTTP 429): slow down" {
 		t.Errorf("message = %q", got)
+	}
+}
+
+func TestWebSearchRejected(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{&Error{Kind: ErrInvalid, StatusCode: 400, Message: "tools.0: Input tag 'web_search_20250305' found using 'type' does not match any of the expected tags"}, true},
+		{fmt.Errorf("stream: %w", &Error{Kind: ErrInvalid, StatusCode: 422, Message: "Unsupported tool type: Web_Search"}), true},
+		{&Error{Kind: ErrInvalid, StatusCode: 400, Message: "messages.1: unexpected role"}, false},
+		{&Error{Kind: ErrServer, StatusCode: 500, Message: "web_search backend down"}, false},
+		{&Error{Kind: ErrInvalid, Message: "message 3: web_search block without its result"}, false}, // made here, not refused there
+		{errors.New("web_search"), false},
+	}
+	for _, tt := range tests {
+		if got := WebSearchRejected(tt.err); got != tt.want {
+			t.Errorf("WebSearchRejected(%v) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }
 

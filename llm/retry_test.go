@@ -180,9 +180,16 @@ func TestUsageEstimate(t *testing.T) {
 	if want := (Usage{InputTokens: 200, OutputTokens: 20, Estimated: true}); end.Usage != want {
 		t.Fatalf("usage = %+v, want %+v", end.Usage, want)
 	}
+	// A count of searches alone is no usage: the tokens are estimated, the
+	// count kept.
+	sc = &scriptClient{attempts: []attemptScript{{events: []StreamEvent{TextDelta{Text: strings.Repeat("o", 80)}, StreamEnd{StopReason: StopEndTurn, Usage: Usage{WebSearchRequests: 2}}}}}}
+	evs, _ := drain(WithUsageEstimate(sc))
+	if want := (Usage{OutputTokens: 20, WebSearchRequests: 2, Estimated: true}); evs[len(evs)-1].(StreamEnd).Usage != want {
+		t.Fatalf("usage = %+v, want %+v", evs[len(evs)-1].(StreamEnd).Usage, want)
+	}
 	// Reported usage is left alone.
 	sc = &scriptClient{attempts: []attemptScript{okStream}}
-	evs, _ := drain(WithUsageEstimate(sc))
+	evs, _ = drain(WithUsageEstimate(sc))
 	if u := evs[len(evs)-1].(StreamEnd).Usage; u.Estimated || u.InputTokens != 1 {
 		t.Fatalf("usage = %+v", u)
 	}

@@ -3,8 +3,8 @@ package llm
 import "encoding/json"
 
 // StreamEvent is one normalized event of a model stream. The set is closed:
-// TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta, ToolCallComplete
-// and StreamEnd.
+// TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta, ToolCallComplete,
+// ServerToolUse, ServerToolResult, Citation and StreamEnd.
 type StreamEvent interface{ isStreamEvent() }
 
 // TextDelta is a piece of answer text. Index is the provider's content-block
@@ -53,6 +53,46 @@ type ToolCallComplete struct {
 	Input json.RawMessage
 }
 
+// ServerToolUse is a call of a tool the provider runs itself (its web
+// search, Name "web_search"): the loop runs nothing, but keeps it in history
+// and shows it. It comes once per call, when its Input (the complete argument
+// JSON, {"query": …} for a search) is known; its ServerToolResult follows.
+// Origin is the protocol (llm.Origin…).
+type ServerToolUse struct {
+	Index  int
+	ID     string
+	Name   string
+	Input  json.RawMessage
+	Origin string
+}
+
+// ServerToolResult is the outcome of the server tool call ID: for a web
+// search the pages found, or Error, why it failed. Raw is the provider's own
+// encoding of the result, which must go back verbatim on the next call of
+// the protocol named by Origin, and to no other (llm.Block.Raw). It may share
+// its call's Index (Responses: one item holds both).
+type ServerToolResult struct {
+	Index   int
+	ID      string
+	Name    string
+	Results []SearchResult
+	Error   string
+	Raw     json.RawMessage
+	Origin  string
+}
+
+// Citation says that the answer text streamed before it (in text block
+// Index) is supported by a source: a page a web search found. It comes after
+// the text it supports, so a frontend can put a footnote mark where the
+// answer stands when it arrives. CitedText, when the provider says, is the
+// passage of the source.
+type Citation struct {
+	Index     int
+	URL       string
+	Title     string
+	CitedText string
+}
+
 // StreamEnd closes a successful stream.
 type StreamEnd struct {
 	StopReason StopReason
@@ -65,6 +105,9 @@ func (ThinkingDelta) isStreamEvent()    {}
 func (ToolCallStart) isStreamEvent()    {}
 func (ToolCallDelta) isStreamEvent()    {}
 func (ToolCallComplete) isStreamEvent() {}
+func (ServerToolUse) isStreamEvent()    {}
+func (ServerToolResult) isStreamEvent() {}
+func (Citation) isStreamEvent()         {}
 func (StreamEnd) isStreamEvent()        {}
 
 // StopReason is why the model stopped, normalized across protocols.
@@ -88,6 +131,10 @@ type Usage struct {
 	OutputTokens     int64 `json:"output_tokens"`
 	CacheReadTokens  int64 `json:"cache_read_input_tokens"`
 	CacheWriteTokens int64 `json:"cache_creation_input_tokens"`
+	// WebSearchRequests is how many searches the provider's web search ran,
+	// which it bills per search (Anthropic reports the count; for Responses
+	// it is the web_search_call items that searched).
+	WebSearchRequests int64 `json:"web_search_requests,omitempty"`
 	// Estimated is set when the provider reported no usage and the figures
 	// were estimated from sizes.
 	Estimated bool `json:"estimated,omitempty"`
@@ -100,7 +147,9 @@ func (u Usage) Add(v Usage) Usage {
 		OutputTokens:     u.OutputTokens + v.OutputTokens,
 		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
 		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
-		Estimated:        u.Estimated || v.Estimated,
+
+		WebSearchRequests: u.WebSearchRequests + v.WebSearchRequests,
+		Estimated:         u.Estimated || v.Estimated,
 	}
 }
 

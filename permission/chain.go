@@ -361,6 +361,13 @@ func (c *Checker) byMode(call Call, s subject, out func(Behavior, string, string
 		// in plan mode too (reading the web is part of planning).
 		return out(Ask, fetchReason(s.host), "")
 	}
+	if call.Tool == "WebSearch" {
+		// The provider's own search: nothing changes here, but queries the
+		// model writes from the conversation go to a search engine, and
+		// each search is billed. Asked in every mode but bypass (plan
+		// mode too: it changes nothing), once for the whole session.
+		return out(Ask, "the model may search the web at the model provider for the rest of this session; the provider bills each search", "")
+	}
 	readOnly := call.ReadOnly && s.command == nil
 	if a := s.command; a != nil && a.ReadOnly() {
 		// A command that only reads is treated like the read-only

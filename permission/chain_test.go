@@ -338,6 +338,35 @@ func TestRulesOrder(t *testing.T) {
 	}
 }
 
+// The provider's web search is decided once per session, before any search:
+// asked in every mode but bypass, unless a rule decides.
+func TestWebSearch(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		mode             permission.Mode
+		allow, ask, deny []string
+		want             permission.Behavior
+	}{
+		{permission.ModeDefault, nil, nil, nil, permission.Ask},
+		{permission.ModePlan, nil, nil, nil, permission.Ask},
+		{permission.ModeAcceptEdits, nil, nil, nil, permission.Ask},
+		{permission.ModeBypass, nil, nil, nil, permission.Allow},
+		{permission.ModeDefault, []string{"WebSearch"}, nil, nil, permission.Allow},
+		{permission.ModeBypass, nil, nil, []string{"WebSearch"}, permission.Deny},
+		{permission.ModeDefault, []string{"WebSearch"}, []string{"WebSearch"}, nil, permission.Ask},
+		{permission.ModeDefault, []string{"WebFetch", "Bash"}, nil, nil, permission.Ask},
+	}
+	for _, tc := range cases {
+		d := check(checker(t, e, tc.mode, tc.allow, tc.ask, tc.deny), "WebSearch", json.RawMessage(`{}`))
+		if d.Behavior != tc.want {
+			t.Errorf("%s, allow %v, ask %v, deny %v: %+v, want %s", tc.mode, tc.allow, tc.ask, tc.deny, d, tc.want)
+		}
+		if d.Behavior == permission.Ask && tc.ask == nil && (len(d.Suggest) != 1 || d.Suggest[0] != "WebSearch" || !strings.Contains(d.Reason, "search the web")) {
+			t.Errorf("%s: ask %+v, want the reason and the suggestion WebSearch", tc.mode, d)
+		}
+	}
+}
+
 func TestAlwaysAddsTheSuggestedRule(t *testing.T) {
 	e := newEnv(t)
 	c := checkerWith(t, e, permission.Config{Mode: permission.ModeDefault, Sandboxed: true}, nil, nil, nil)

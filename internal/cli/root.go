@@ -50,6 +50,8 @@ type RootOptions struct {
 	// TrustWorkspace applies the workspace's settings that need trust for
 	// this run, without asking or remembering.
 	TrustWorkspace bool
+	// WebSearch is --web-search: nil when not given.
+	WebSearch *bool
 }
 
 // NewCmdRoot builds the root command. runF replaces the behaviour in tests of
@@ -100,6 +102,10 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 			if opts.MaxTurns < 0 {
 				return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", opts.MaxTurns)
 			}
+			if cmd.Flags().Changed("web-search") {
+				on, _ := cmd.Flags().GetBool("web-search")
+				opts.WebSearch = &on
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -127,6 +133,7 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 	f.BoolVar(&opts.ExtractMemory, "extract-memory", false, "After a successful run, propose durable facts for the project's NOVA.md and add them")
 	f.StringVar(&opts.Cwd, "cwd", "", "Workspace directory (default: current directory)")
 	f.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "Apply the workspace's own settings that need trust (see nova trust) for this run")
+	f.Bool("web-search", false, "Offer the provider's own web search (Anthropic, OpenAI Responses), asking once per session unless a WebSearch rule allows it; without the flag it is offered only where a rule allows it")
 	return cmd
 }
 
@@ -188,6 +195,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	}
 	client, source := newClient(ep, settings, opts.IO.ErrOut)
 	info := modelInfo(ep.Model, settings)
+	webSearch, askSearch, searchNotice := webSearchFor(opts.WebSearch, settings, ep.Provider)
 
 	// The context window lookup (settings → endpoint → catalog) runs beside
 	// the first model call instead of delaying it; the loop first needs the
@@ -267,6 +275,8 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		ModelInfo:      &info,
 		ContextWindow:  window,
 		Thinking:       thinkingConfig(settings, opts.Effort),
+		WebSearch:      webSearch,
+		AskWebSearch:   askSearch,
 		SpillDir:       filepath.Join(sessDir, "tool-results"),
 		Recorder:       sess.rec,
 		Preamble: func(ctx context.Context) (string, error) {
@@ -293,8 +303,11 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			sess:        sess,
 			sessionsDir: session.ProjectDir(data, dir),
 			system:      system,
-			notice:      trustNotice,
+			notice:      joinNotices(trustNotice, searchNotice),
 		})
+	}
+	if n := joinNotices(searchNotice, printSearchNotice(webSearch, askSearch, checker)); n != "" {
+		fmt.Fprint(opts.IO.ErrOut, prefixed(n))
 	}
 	conv, err := sess.conversation(ctx, data, dir, system, prompt)
 	if err != nil {

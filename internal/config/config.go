@@ -45,6 +45,11 @@ type Settings struct {
 	Timeouts   *Timeouts `json:"timeouts,omitempty"`
 	// Sandbox is "auto", "on" or "off" for the OS sandbox around commands.
 	Sandbox *string `json:"sandbox,omitempty"`
+	// WebSearch asks for the model provider's own web search (Anthropic,
+	// OpenAI Responses): true offers it, asking once per session unless a
+	// WebSearch rule allows it; false never offers it; unset offers it only
+	// where a rule allows it.
+	WebSearch *bool `json:"webSearch,omitempty"`
 	// Permissions is read rule by rule by the permission layer (with
 	// positions, so a bad rule can be reported and the rest kept); here it
 	// is only kept raw.
@@ -287,6 +292,9 @@ func merge(base, over Settings) Settings {
 	}
 	if over.Sandbox != nil {
 		base.Sandbox = over.Sandbox
+	}
+	if over.WebSearch != nil {
+		base.WebSearch = over.WebSearch
 	}
 	if over.Timeouts != nil {
 		t := Timeouts{}

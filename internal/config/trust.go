@@ -90,6 +90,8 @@ type setting struct {
 //   - permissions.defaultMode, sandbox: stricter than or as strict as the
 //     person's own (or the built-in) value narrows; looser widens, and so
 //     does a value this version does not know.
+//   - webSearch: false narrows; true widens only where the person turned
+//     web search off (true only lets the session ask; a rule still decides).
 //   - model, contextWindow, maxOutputTokens, compactThreshold, prices,
 //     thinking, maxRetries, timeouts: what the endpoint the person chose is
 //     asked and how costs are shown. They can cost money (a bigger model,
@@ -110,6 +112,7 @@ var classes = map[string]setting{
 	"maxRetries":                        {class: ClassNeutral},
 	"timeouts":                          {class: ClassNeutral},
 	"sandbox":                           {class: ClassByValue, widens: sandboxWidens, says: saysSandbox},
+	"webSearch":                         {class: ClassByValue, widens: webSearchWidens, says: saysWebSearch},
 	"permissions":                       {class: ClassMembers},
 	"permissions.allow":                 {class: ClassWidening, says: saysAllow},
 	"permissions.ask":                   {class: ClassNarrowing},
@@ -179,20 +182,24 @@ func canonical(prefix, key string) (path string, exact, ok bool) {
 // baseline is what the person's own settings give for the settings judged
 // by value.
 type baseline struct {
-	mode    string // permissions.defaultMode; "default" when unset
-	sandbox string // "auto" when unset
+	mode      string // permissions.defaultMode; "default" when unset
+	sandbox   string // "auto" when unset
+	webSearch bool   // true when unset
 }
 
 // ownBaseline reads the baseline from the user's file, as the permission
 // layer reads it: the last permissions.defaultMode string under keys
 // written exactly so (it does not fold case).
 func ownBaseline(user *File) baseline {
-	b := baseline{mode: "default", sandbox: "auto"}
+	b := baseline{mode: "default", sandbox: "auto", webSearch: true}
 	if user == nil {
 		return b
 	}
 	if s := user.Settings.Sandbox; s != nil {
 		b.sandbox = normalSandbox(*s)
+	}
+	if w := user.Settings.WebSearch; w != nil {
+		b.webSearch = *w
 	}
 	ms, _ := members(user.Data)
 	for _, m := range ms {
@@ -246,6 +253,20 @@ func sandboxWidens(v json.RawMessage, own baseline) bool {
 	}
 	n, ok := sandboxRank[normalSandbox(s)]
 	return !ok || n > rank(sandboxRank, own.sandbox, "auto")
+}
+
+// webSearchWidens: web search on where the person turned it off (or a value
+// that is no boolean).
+func webSearchWidens(v json.RawMessage, own baseline) bool {
+	var on bool
+	if err := json.Unmarshal(v, &on); err != nil {
+		return true
+	}
+	return on && !own.webSearch
+}
+
+func saysWebSearch(name string, v json.RawMessage, _ baseline) []Widening {
+	return []Widening{{Setting: name, Value: compact(v), Says: "offers the model provider's web search, which you turned off"}}
 }
 
 // Widening is one project-level setting that applies only in a trusted

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/novacode/nova/event"
 )
@@ -50,6 +51,9 @@ type Result struct {
 	Usage        Usage      `json:"usage"`
 	TotalCostUSD float64    `json:"total_cost_usd"`
 	ToolCalls    []ToolCall `json:"tool_calls"`
+	// Sources are the pages the answer cites (citation events), each once,
+	// in the order first cited.
+	Sources []Source `json:"sources,omitempty"`
 }
 
 // Usage is the run's token totals.
@@ -58,6 +62,20 @@ type Usage struct {
 	OutputTokens             int64 `json:"output_tokens"`
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	// ServerToolUse counts what the provider's own tools did, billed apart
+	// from tokens (in total_cost_usd): its web searches.
+	ServerToolUse ServerToolUse `json:"server_tool_use,omitzero"`
+}
+
+// ServerToolUse counts the provider's own tool calls.
+type ServerToolUse struct {
+	WebSearchRequests int64 `json:"web_search_requests"`
+}
+
+// Source is a page the answer cites.
+type Source struct {
+	URL   string `json:"url"`
+	Title string `json:"title,omitempty"`
 }
 
 // ToolCall summarises one call for the result line.
@@ -84,9 +102,10 @@ type Printer struct {
 	format    Format
 	sessionID string
 
-	calls  []ToolCall
-	byID   map[string]int
-	result *Result
+	calls   []ToolCall
+	byID    map[string]int
+	sources []Source
+	result  *Result
 }
 
 // New returns a printer for format writing to out (errors to errOut).
@@ -112,6 +131,18 @@ func (p *Printer) Handle(e event.Event) error {
 			p.calls[i].IsError = e.IsError
 			p.calls[i].DurationMS = e.DurationMS
 		}
+	case event.Citation:
+		if !slices.ContainsFunc(p.sources, func(s Source) bool { return s.URL == e.URL }) {
+			p.sources = append(p.sources, Source{URL: e.URL, Title: e.Title})
+		}
+	case event.WebSearch:
+		if p.format == FormatText {
+			// A line per search, beside the answer on standard output:
+			// what the provider did (and billed) while it thought.
+			if line := searchLine(e); line != "" {
+				fmt.Fprintf(p.errOut, "nova: %s\n", line)
+			}
+		}
 	case event.LoopComplete:
 		r := p.resultOf(e)
 		p.result = &r
@@ -132,10 +163,11 @@ func (p *Printer) Handle(e event.Event) error {
 func (p *Printer) resultOf(e event.LoopComplete) Result {
 	r := Result{
 		Type: "result", Result: e.FinalText, NumTurns: e.Turns, DurationMS: e.DurationMS,
-		SessionID: p.sessionID, TotalCostUSD: e.CostUSD, ToolCalls: p.calls,
+		SessionID: p.sessionID, TotalCostUSD: e.CostUSD, ToolCalls: p.calls, Sources: p.sources,
 		Usage: Usage{
 			InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens,
 			CacheReadInputTokens: e.Usage.CacheReadTokens, CacheCreationInputTokens: e.Usage.CacheWriteTokens,
+			ServerToolUse: ServerToolUse{WebSearchRequests: e.Usage.WebSearchRequests},
 		},
 	}
 	if r.ToolCalls == nil {
@@ -179,6 +211,13 @@ func (p *Printer) Finish() int {
 	default:
 		if r.Result != "" {
 			fmt.Fprintln(p.out, r.Result)
+			if len(r.Sources) > 0 {
+				// The answer's citations, which its text does not carry.
+				fmt.Fprint(p.out, "\nSources:\n")
+				for i, s := range r.Sources {
+					fmt.Fprintf(p.out, "[%d] %s\n", i+1, sourceLine(s))
+				}
+			}
 		}
 		if r.IsError {
 			fmt.Fprintf(p.errOut, "nova: %s\n", describe(r))
@@ -191,6 +230,31 @@ func (p *Printer) Finish() int {
 		return ExitError
 	}
 	return ExitOK
+}
+
+// searchLine is the text-mode line of a web_search event, "" for none.
+func searchLine(e event.WebSearch) string {
+	switch e.Status {
+	case event.SearchDone:
+		n := len(e.Results)
+		plural := "s"
+		if n == 1 {
+			plural = ""
+		}
+		return fmt.Sprintf("searched the web for %q: %d result%s", e.Query, n, plural)
+	case event.SearchFailed:
+		return fmt.Sprintf("web search for %q failed: %s", e.Query, e.Error)
+	case event.SearchUnavailable:
+		return e.Error
+	}
+	return ""
+}
+
+func sourceLine(s Source) string {
+	if s.Title == "" {
+		return s.URL
+	}
+	return s.Title + " — " + s.URL
 }
 
 func describe(r *Result) string {

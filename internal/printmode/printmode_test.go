@@ -111,3 +111,59 @@ func TestInvalidToolInputStaysValidJSON(t *testing.T) {
 		t.Fatalf("input = %s", r.ToolCalls[0].Input)
 	}
 }
+
+// searchRun searches twice (once in vain) and cites what it found, twice.
+var searchRun = []event.Event{
+	event.WebSearch{Turn: 1, ID: "s1", Query: "go 1.26", Status: event.SearchSearching},
+	event.WebSearch{Turn: 1, ID: "s1", Query: "go 1.26", Status: event.SearchDone, Results: []event.SearchResult{{Title: "Go 1.26", URL: "https://go.dev/doc/go1.26"}, {URL: "https://go.dev/blog/"}}},
+	event.StreamText{Turn: 1, Text: "Go 1.26 is out."},
+	event.Citation{Turn: 1, URL: "https://go.dev/doc/go1.26", Title: "Go 1.26 Release Notes"},
+	event.StreamText{Turn: 1, Text: " It was released in February."},
+	event.Citation{Turn: 1, URL: "https://go.dev/doc/go1.26", Title: "Go 1.26 Release Notes"},
+	event.Citation{Turn: 1, URL: "https://go.dev/blog/"},
+	event.WebSearch{Turn: 1, ID: "s2", Query: "go 1.27", Status: event.SearchSearching},
+	event.WebSearch{Turn: 1, ID: "s2", Query: "go 1.27", Status: event.SearchFailed, Error: "max_uses_exceeded"},
+	event.LoopComplete{Reason: event.ReasonDone, Turns: 1, FinalText: "Go 1.26 is out. It was released in February.",
+		Usage: event.TokenCounts{InputTokens: 10, OutputTokens: 5, WebSearchRequests: 1}, CostUSD: 0.02},
+}
+
+func TestWebSearch(t *testing.T) {
+	t.Run("text", func(t *testing.T) {
+		out, errOut, code := run(t, FormatText, searchRun...)
+		const wantOut = "Go 1.26 is out. It was released in February.\n\nSources:\n" +
+			"[1] Go 1.26 Release Notes — https://go.dev/doc/go1.26\n[2] https://go.dev/blog/\n"
+		const wantErr = "nova: searched the web for \"go 1.26\": 2 results\nnova: web search for \"go 1.27\" failed: max_uses_exceeded\n"
+		if diff := cmp.Diff(wantOut+wantErr, out+errOut); diff != "" || code != ExitOK {
+			t.Errorf("exit %d; standard output and error (-want +got):\n%s", code, diff)
+		}
+		_, errOut, _ = run(t, FormatText, event.WebSearch{Turn: 1, Status: event.SearchUnavailable, Error: "the endpoint does not take web search"}, event.LoopComplete{Reason: event.ReasonDone})
+		if errOut != "nova: the endpoint does not take web search\n" {
+			t.Errorf("unavailable: %q", errOut)
+		}
+	})
+	for _, format := range []Format{FormatJSON, FormatStreamJSON} {
+		t.Run(string(format), func(t *testing.T) {
+			out, errOut, _ := run(t, format, searchRun...)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if format == FormatStreamJSON && len(lines) != len(searchRun)+1 {
+				t.Fatalf("%d lines, want one per event and the result:\n%s", len(lines), out)
+			}
+			var r Result
+			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+				t.Fatal(err)
+			}
+			want := Result{Type: "result", Subtype: SubtypeSuccess, Result: "Go 1.26 is out. It was released in February.", NumTurns: 1, SessionID: "sess-1",
+				Usage: Usage{InputTokens: 10, OutputTokens: 5, ServerToolUse: ServerToolUse{WebSearchRequests: 1}}, TotalCostUSD: 0.02,
+				ToolCalls: []ToolCall{},
+				Sources:   []Source{{URL: "https://go.dev/doc/go1.26", Title: "Go 1.26 Release Notes"}, {URL: "https://go.dev/blog/"}}}
+			if diff := cmp.Diff(want, r); diff != "" || errOut != "" {
+				t.Errorf("stderr %q; result (-want +got):\n%s", errOut, diff)
+			}
+		})
+	}
+	// Without searches the result says nothing of them.
+	out, _, _ := run(t, FormatJSON, toolRun...)
+	if strings.Contains(out, "server_tool_use") || strings.Contains(out, "sources") {
+		t.Errorf("result of a run without searches: %s", out)
+	}
+}

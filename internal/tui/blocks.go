@@ -41,6 +41,9 @@ type block struct {
 	pending   bool // finished (tool_done), result not yet arrived
 	waiting   bool // a permission request or question about it is open
 
+	// sources an answer cites, by footnote number (websearch.go).
+	sources []source
+
 	// live marks a block still changing (streaming text, running tool); its
 	// cache is refreshed by the frame tick, not on every delta.
 	live bool

@@ -148,6 +148,9 @@ func keyArg(in json.RawMessage) string {
 				return v
 			}
 		}
+		if len(m) == 0 {
+			return "" // no arguments: WebSearch() rather than WebSearch({})
+		}
 	}
 	return ansi.Truncate(string(in), 40, "…")
 }

@@ -72,6 +72,10 @@ func (m *Model) handleEvent(ev event.Event) {
 		m.awaiting(e.ID)
 		m.ques, m.quesSel = e, 0
 		m.comp.matches = nil
+	case event.WebSearch:
+		m.webSearch(e)
+	case event.Citation:
+		m.cite(e)
 	case event.Usage:
 		m.usage = e
 		if e.Model != "" {
@@ -115,6 +119,9 @@ func (m *Model) endStream() {
 		return
 	}
 	b.live, b.dirty, m.current = false, true, nil
+	if s := sourcesOf(b); s != "" {
+		defer m.addText(kindInfo, s)
+	}
 	if b.kind == kindText && b.text.Len() > asyncRenderBytes && b.cacheW == m.width {
 		// Rendering a long answer whole takes Glamour tens of
 		// milliseconds, which would hold keys and frames. Show the live

@@ -24,7 +24,8 @@ func TestConformance(t *testing.T) {
 	llmtest.Conformance(t, a)
 }
 
-// checkRecording compares the final usage with the recording's.
+// checkRecording compares the final usage with the recording's (searches
+// included).
 func checkRecording(t *testing.T, events []llm.StreamEvent, sse []byte) {
 	t.Helper()
 	if diff := cmp.Diff(recordedUsage(t, sse), events[len(events)-1].(llm.StreamEnd).Usage); diff != "" {
@@ -42,6 +43,9 @@ func recordedUsage(t *testing.T, sse []byte) llm.Usage {
 		Output     *int64 `json:"output_tokens"`
 		CacheRead  *int64 `json:"cache_read_input_tokens"`
 		CacheWrite *int64 `json:"cache_creation_input_tokens"`
+		Server     *struct {
+			WebSearch *int64 `json:"web_search_requests"`
+		} `json:"server_tool_use"`
 	}
 	var u llm.Usage
 	apply := func(x usage) {
@@ -54,6 +58,9 @@ func recordedUsage(t *testing.T, sse []byte) llm.Usage {
 		set(&u.OutputTokens, x.Output)
 		set(&u.CacheReadTokens, x.CacheRead)
 		set(&u.CacheWriteTokens, x.CacheWrite)
+		if x.Server != nil {
+			set(&u.WebSearchRequests, x.Server.WebSearch)
+		}
 	}
 	sc := bufio.NewScanner(bytes.NewReader(sse))
 	for sc.Scan() {
@@ -83,12 +90,24 @@ func recordedUsage(t *testing.T, sse []byte) llm.Usage {
 
 // deliberate takes out what the recordings' client sent and this adapter
 // does not: its own prompt-caching markers (this adapter's are checked
-// here, as checkCacheBreakpoints wants them) and tool_choice.
+// here, as checkCacheBreakpoints wants them) and tool_choice; and what this
+// adapter sends and the recordings' client did not: the caller of a server
+// tool call, which the API reported and this adapter sends back.
 func deliberate(t *testing.T, sent, recorded map[string]any) {
 	checkCacheBreakpoints(t, sent)
 	for _, v := range []map[string]any{sent, recorded} {
 		stripKey(v, "cache_control")
 		delete(v, "tool_choice")
+	}
+	for _, m := range sent["messages"].([]any) {
+		for _, b := range m.(map[string]any)["content"].([]any) {
+			if b := b.(map[string]any); b["type"] == "server_tool_use" {
+				if diff := cmp.Diff(map[string]any{"type": "direct"}, b["caller"]); diff != "" {
+					t.Errorf("server_tool_use caller (-want +got):\n%s", diff)
+				}
+				delete(b, "caller")
+			}
+		}
 	}
 }
 
@@ -106,9 +125,11 @@ func requestFromRecording(t *testing.T, body []byte) *llm.Request {
 			BudgetTokens int `json:"budget_tokens"`
 		} `json:"thinking"`
 		Tools []struct {
+			Type        string          `json:"type"`
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
 			InputSchema json.RawMessage `json:"input_schema"`
+			MaxUses     int             `json:"max_uses"`
 		} `json:"tools"`
 		Messages []struct {
 			Role    llm.Role `json:"role"`
@@ -138,13 +159,35 @@ func requestFromRecording(t *testing.T, body []byte) *llm.Request {
 		req.Thinking = &llm.Thinking{BudgetTokens: rec.Thinking.BudgetTokens}
 	}
 	for _, tl := range rec.Tools {
+		if tl.Type == "web_search_20250305" {
+			req.WebSearch = &llm.WebSearch{MaxUses: tl.MaxUses}
+			continue
+		}
 		req.Tools = append(req.Tools, llm.ToolSpec{Name: tl.Name, Description: tl.Description, InputSchema: tl.InputSchema})
 	}
-	for _, m := range rec.Messages {
+	var raws []struct {
+		Content []json.RawMessage `json:"content"`
+	}
+	var whole struct {
+		Messages *[]struct {
+			Content []json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	whole.Messages = &raws
+	if err := json.Unmarshal(body, &whole); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range rec.Messages {
 		msg := llm.Message{Role: m.Role}
-		for _, c := range m.Content {
+		for j, c := range m.Content {
 			b := llm.Block{Type: c.Type}
 			switch c.Type {
+			case "server_tool_use":
+				b = llm.Block{Type: llm.BlockServerToolUse, ToolUseID: c.ID, ToolName: c.Name, Input: c.Input, Origin: llm.OriginAnthropic}
+			case "web_search_tool_result":
+				// The block goes back as the API sent it.
+				b = llm.Block{Type: llm.BlockServerToolResult, ToolUseID: c.ToolUseID, ToolName: "web_search",
+					Raw: raws[i].Content[j], Origin: llm.OriginAnthropic}
 			case llm.BlockText:
 				b.Text = c.Text
 			case llm.BlockThinking:

@@ -26,8 +26,8 @@ const (
 // the encoding cache.
 //
 // Prompt caching: exactly three ephemeral breakpoints are set, on the system
-// block, on the last tool and on the last content block of the last user
-// message. Tools and system are stable across the turns of a session, and the
+// block, on the last tool (the web search tool, when offered) and on the last
+// content block of the last user message. Tools and system are stable across the turns of a session, and the
 // newest user block ends the prefix the next call will share, so these three
 // give a cache hit for the whole history on every call while staying under
 // the API's limit of four.
@@ -81,7 +81,18 @@ func buildEnvelope(req *llm.Request) (anthropic.MessageNewParams, error) {
 			}
 			p.Tools[i] = anthropic.ToolUnionParam{OfTool: tp}
 		}
-		p.Tools[len(p.Tools)-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
+	}
+	if ws := req.WebSearch; ws != nil {
+		// The server tool: Anthropic runs the searches and streams them
+		// back as server_tool_use and web_search_tool_result blocks.
+		t := &anthropic.WebSearchTool20250305Param{}
+		if ws.MaxUses > 0 {
+			t.MaxUses = param.NewOpt(int64(ws.MaxUses))
+		}
+		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfWebSearchTool20250305: t})
+	}
+	if len(p.Tools) > 0 {
+		*p.Tools[len(p.Tools)-1].GetCacheControl() = anthropic.NewCacheControlEphemeralParam()
 	}
 
 	if req.Thinking != nil {
@@ -287,6 +298,28 @@ func contentBlocks(in []llm.Block) ([]anthropic.ContentBlockParamUnion, error) {
 				tr.IsError = param.NewOpt(true)
 			}
 			out = append(out, anthropic.ContentBlockParamUnion{OfToolResult: tr})
+		case llm.BlockServerToolUse:
+			if b.Origin != llm.OriginAnthropic {
+				// Another protocol's search (or none this adapter made):
+				// the API only takes its own back, and the answer that
+				// used it carries what it found.
+				continue
+			}
+			// As the API sent it: this adapter offers the search to the
+			// model only, so the caller is always the model itself.
+			out = append(out, anthropic.ContentBlockParamUnion{OfServerToolUse: &anthropic.ServerToolUseBlockParam{
+				ID: b.ToolUseID, Name: anthropic.ServerToolUseBlockParamName(b.ToolName), Input: toolInput(b.Input),
+				Caller: anthropic.ServerToolUseBlockParamCallerUnion{OfDirect: &anthropic.DirectCallerParam{}},
+			}})
+		case llm.BlockServerToolResult:
+			if b.Origin != llm.OriginAnthropic {
+				continue
+			}
+			p, err := serverToolResult(b.Raw)
+			if err != nil {
+				return nil, fmt.Errorf("block %d: %w", i, err)
+			}
+			out = append(out, p)
 		case llm.BlockImage:
 			out = append(out, anthropic.ContentBlockParamUnion{OfImage: &anthropic.ImageBlockParam{
 				Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{
@@ -298,6 +331,18 @@ func contentBlocks(in []llm.Block) ([]anthropic.ContentBlockParamUnion, error) {
 		}
 	}
 	return out, nil
+}
+
+// serverToolResult is the param that sends a server tool result block back
+// as the API sent it: raw is that block (web_search_tool_result, with every
+// result's encrypted_content, which the API needs to read the pages again),
+// turned into its param by the SDK's own conversion.
+func serverToolResult(raw json.RawMessage) (anthropic.ContentBlockParamUnion, error) {
+	var b anthropic.ContentBlockUnion
+	if len(raw) == 0 || b.UnmarshalJSON(raw) != nil || b.Type == "" {
+		return anthropic.ContentBlockParamUnion{}, fmt.Errorf("server tool result without the block the API sent (%.40q)", raw)
+	}
+	return b.ToParam(), nil
 }
 
 // foreign reports whether a thinking block came from another protocol. An

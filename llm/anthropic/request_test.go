@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -37,6 +38,7 @@ func fullRequest() *llm.Request {
 		System:    "You are NovaCode.",
 		MaxTokens: 8000,
 		Thinking:  &llm.Thinking{BudgetTokens: 2000},
+		WebSearch: &llm.WebSearch{MaxUses: 5},
 		Tools: []llm.ToolSpec{
 			{Name: "read", Description: "Read a file", InputSchema: json.RawMessage(
 				`{"type":"object","properties":{"path":{"type":"string","description":"file path"}},"required":["path"],"additionalProperties":false}`)},
@@ -54,6 +56,15 @@ func fullRequest() *llm.Request {
 			{Role: llm.RoleAssistant, Content: []llm.Block{
 				{Type: llm.BlockThinking, Text: "I should read it.", Signature: "sig-abc=="},
 				{Type: llm.BlockRedactedThinking, Data: "opaque-redacted"},
+				// A search of ours goes back as the API sent it; another
+				// protocol's is left out.
+				{Type: llm.BlockServerToolUse, ToolUseID: "srvtoolu_1", ToolName: "web_search", Input: json.RawMessage(`{"query":"go"}`), Origin: llm.OriginAnthropic},
+				{Type: llm.BlockServerToolResult, ToolUseID: "srvtoolu_1", ToolName: "web_search", Origin: llm.OriginAnthropic,
+					Results: []llm.SearchResult{{Title: "Go", URL: "https://go.dev/"}},
+					Raw:     json.RawMessage(`{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","title":"Go","url":"https://go.dev/","encrypted_content":"enc==","page_age":null}],"caller":{"type":"direct"}}`)},
+				{Type: llm.BlockServerToolUse, ToolUseID: "ws_1", ToolName: "web_search", Input: json.RawMessage(`{"query":"go"}`), Origin: llm.OriginOpenAIResponses},
+				{Type: llm.BlockServerToolResult, ToolUseID: "ws_1", ToolName: "web_search", Origin: llm.OriginOpenAIResponses,
+					Raw: json.RawMessage(`{"id":"ws_1","type":"web_search_call","status":"completed","action":{"type":"search","query":"go"}}`)},
 				{Type: llm.BlockText, Text: "Reading it."},
 				{Type: llm.BlockText, Text: ""}, // dropped: the API rejects empty text
 				{Type: llm.BlockToolUse, ToolUseID: "toolu_1", ToolName: "read", Input: json.RawMessage(`{"path": "main.go"}`)},
@@ -82,8 +93,8 @@ const fullRequestBody = `{
       {"type": "object", "properties": {"path": {"type": "string", "description": "file path"}}, "required": ["path"], "additionalProperties": false}},
     {"name": "grep", "description": "Search", "input_schema":
       {"type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]}},
-    {"name": "pwd", "description": "Print the working directory", "input_schema": {"type": "object", "properties": {}},
-      "cache_control": {"type": "ephemeral"}}
+    {"name": "pwd", "description": "Print the working directory", "input_schema": {"type": "object", "properties": {}}},
+    {"type": "web_search_20250305", "name": "web_search", "max_uses": 5, "cache_control": {"type": "ephemeral"}}
   ],
   "messages": [
     {"role": "user", "content": [
@@ -93,6 +104,9 @@ const fullRequestBody = `{
     {"role": "assistant", "content": [
       {"type": "thinking", "thinking": "I should read it.", "signature": "sig-abc=="},
       {"type": "redacted_thinking", "data": "opaque-redacted"},
+      {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "go"}, "caller": {"type": "direct"}},
+      {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "caller": {"type": "direct"}, "content": [
+        {"type": "web_search_result", "title": "Go", "url": "https://go.dev/", "encrypted_content": "enc==", "page_age": null}]},
       {"type": "text", "text": "Reading it."},
       {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "main.go"}},
       {"type": "tool_use", "id": "toolu_2", "name": "grep", "input": {}},
@@ -316,4 +330,121 @@ func TestThinkingConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The web search tool comes last in the tools array, carrying the tools'
+// prompt-caching breakpoint, the same bytes on every call.
+func TestWebSearchTool(t *testing.T) {
+	hi := llmtest.Hi("claude-sonnet-4-5").Messages
+	tests := []struct {
+		name string
+		req  llm.Request
+		want string
+	}{
+		{"alone", llm.Request{WebSearch: &llm.WebSearch{}},
+			`[{"type":"web_search_20250305","name":"web_search","cache_control":{"type":"ephemeral"}}]`},
+		{"after the function tools, with a cap", llm.Request{WebSearch: &llm.WebSearch{MaxUses: 8}, Tools: []llm.ToolSpec{{Name: "pwd"}}},
+			`[{"name":"pwd","input_schema":{"type":"object","properties":{}}},{"type":"web_search_20250305","name":"web_search","max_uses":8,"cache_control":{"type":"ephemeral"}}]`},
+		{"not offered", llm.Request{Tools: []llm.ToolSpec{{Name: "pwd"}}},
+			`[{"name":"pwd","input_schema":{"type":"object","properties":{}},"cache_control":{"type":"ephemeral"}}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.Model, tt.req.MaxTokens, tt.req.Messages = "claude-sonnet-4-5", 100, hi
+			_, body := sendRecorded(t, &tt.req, Options{})
+			var sent struct{ Tools json.RawMessage }
+			if err := json.Unmarshal(body, &sent); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(mustJSON(t, []byte(tt.want)), mustJSON(t, sent.Tools)); diff != "" {
+				t.Errorf("tools (-want +got):\n%s", diff)
+			}
+			checkCacheBreakpoints(t, mustJSON(t, body))
+			if _, again := sendRecorded(t, &tt.req, Options{}); string(again) != string(body) {
+				t.Errorf("the request changed between calls: %s", llmtest.FirstDiff(again, body))
+			}
+		})
+	}
+}
+
+// A searching answer goes back on the next call as the API sent it: the
+// server_tool_use with its input and the web_search_tool_result block
+// verbatim (every result's encrypted_content), the text without its
+// citations (which the API does not need back).
+func TestSearchGoesBackAsSent(t *testing.T) {
+	const rec = "../testdata/providers/anthropic/TestAnthropicWebSearch__claude-sonnet-4__web_search_streaming__0"
+	sse, err := os.ReadFile(rec + ".sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(llmtest.SSEHandler(sse))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, Options{})
+	events, err := llmtest.Collect(t, c.Stream(context.Background(), simpleRequest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &llm.Request{Model: "claude-sonnet-4-20250514", MaxTokens: 4000, WebSearch: &llm.WebSearch{}, Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "What is the current population of Tokyo? Cite your source."}}},
+		llmtest.Assistant(events),
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "How does that compare to Osaka?"}}},
+	}}
+	_, body := sendRecorded(t, req, Options{})
+	var sent struct {
+		Messages []struct {
+			Content []any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sentBlocks(t, sse), sent.Messages[1].Content); diff != "" {
+		t.Errorf("assistant message sent back (-as the API sent it +sent):\n%s", diff)
+	}
+}
+
+// sentBlocks are the content blocks of a recorded stream as the API sent
+// them (decoded): each block of content_block_start with what its deltas
+// add (a server tool call's input, a text's text), less the text's
+// citations.
+func sentBlocks(t *testing.T, sse []byte) []any {
+	t.Helper()
+	var blocks []map[string]any
+	inputs := map[int]string{}
+	for _, line := range strings.Split(string(sse), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Type         string         `json:"type"`
+			Index        int            `json:"index"`
+			ContentBlock map[string]any `json:"content_block"`
+			Delta        struct {
+				Type        string `json:"type"`
+				Text        string `json:"text"`
+				PartialJSON string `json:"partial_json"`
+			} `json:"delta"`
+		}
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case ev.Type == "content_block_start":
+			delete(ev.ContentBlock, "citations")
+			blocks = append(blocks, ev.ContentBlock)
+		case ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta":
+			blocks[ev.Index]["text"] = blocks[ev.Index]["text"].(string) + ev.Delta.Text
+		case ev.Type == "content_block_delta" && ev.Delta.Type == "input_json_delta":
+			inputs[ev.Index] += ev.Delta.PartialJSON
+		}
+	}
+	out := make([]any, len(blocks))
+	for i, b := range blocks {
+		if in, ok := inputs[i]; ok {
+			b["input"] = mustJSON(t, []byte(in))
+		}
+		out[i] = b
+	}
+	return out
 }

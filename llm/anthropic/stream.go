@@ -1,6 +1,8 @@
 package anthropic
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,10 +25,17 @@ type normalizer struct {
 	model   string
 	stop    llm.StopReason
 	usage   llm.Usage
-	// tools holds the tool_use blocks that are open, by content-block index
-	// (and skippedBlock for open blocks that are ignored). Blocks stream one
-	// after another, so it rarely holds more than one.
+	// tools holds the tool_use and server_tool_use blocks that are open, by
+	// content-block index (and skippedBlock for open blocks that are
+	// ignored). Blocks stream one after another, so it rarely holds more
+	// than one.
 	tools map[int]*toolCall
+	// servers names the server tool calls by id, for their results.
+	servers map[string]string
+	// cites holds the citations of the open text block; they are emitted
+	// when it ends, after the text they support.
+	cites      []llm.StreamEvent
+	citesIndex int
 	// out holds the event of the latest handle call; it is reused.
 	out []llm.StreamEvent
 }
@@ -39,6 +48,7 @@ type toolCall struct {
 	// usual empty object: some Anthropic-compatible servers send the whole
 	// input there and no deltas.
 	startInput string
+	server     bool // a server_tool_use block: the API runs the tool
 }
 
 // skippedBlock marks, in normalizer.tools, an open block of a kind this
@@ -51,6 +61,11 @@ var skippedBlock = &toolCall{}
 func (n *normalizer) handle(ev anthropic.MessageStreamEventUnion) ([]llm.StreamEvent, bool, error) {
 	e, end, err := n.event(&ev)
 	n.out = n.out[:0]
+	if len(n.cites) > 0 && (end || ev.Type == "content_block_stop" && int(ev.Index) == n.citesIndex) {
+		// The cited block's text has all come: its citations follow it.
+		n.out = append(n.out, n.cites...)
+		n.cites = n.cites[:0]
+	}
 	if e != nil {
 		n.out = append(n.out, e)
 	}
@@ -96,14 +111,27 @@ func (n *normalizer) event(ev *anthropic.MessageStreamEventUnion) (llm.StreamEve
 			}
 			n.tools[idx] = tc
 			return llm.ToolCallStart{Index: idx, ID: cb.ID, Name: cb.Name}, false, nil
-		default:
-			// Server-tool blocks (server_tool_use, web_search_tool_result,
-			// …) are never requested by this adapter, but a server may add
-			// them; they are skipped, input_json_delta included.
+		case "server_tool_use":
+			if cb.Name != "web_search" {
+				// A server tool this adapter never offers.
+				n.skip(idx)
+				break
+			}
 			if n.tools == nil {
 				n.tools = make(map[int]*toolCall, 2)
 			}
-			n.tools[idx] = skippedBlock
+			tc := &toolCall{id: cb.ID, name: cb.Name, server: true}
+			if raw := cb.JSON.Input.Raw(); raw != "" && raw != "{}" && raw != "null" {
+				tc.startInput = raw
+			}
+			n.tools[idx] = tc
+		case "web_search_tool_result":
+			return n.searchResult(idx, cb.RawJSON())
+		default:
+			// Other server tools' blocks (web_fetch_tool_result, …) are
+			// never requested by this adapter, but a server may add them;
+			// they are skipped, input_json_delta included.
+			n.skip(idx)
 		}
 
 	case "content_block_delta":
@@ -137,9 +165,25 @@ func (n *normalizer) event(ev *anthropic.MessageStreamEventUnion) (llm.StreamEve
 				return nil, false, nil
 			}
 			tc.input = append(tc.input, d.PartialJSON...)
+			if tc.server {
+				// A search's query is shown whole, with its call.
+				return nil, false, nil
+			}
 			return llm.ToolCallDelta{Index: idx, ID: tc.id, PartialJSON: d.PartialJSON}, false, nil
+		case "citations_delta":
+			// Citations open a cited text block, before its text; they
+			// are held until the block ends (handle), so that each comes
+			// after the text it supports. Only web search results have a
+			// URL to show; document citations are not requested here.
+			if c := &d.Citation; c.URL != "" {
+				if len(n.cites) > 0 && n.citesIndex != idx {
+					n.cites = n.cites[:0]
+				}
+				n.citesIndex = idx
+				n.cites = append(n.cites, llm.Citation{Index: idx, URL: c.URL, Title: c.Title, CitedText: c.CitedText})
+			}
 		}
-		// citations_delta and future delta kinds are ignored.
+		// Future delta kinds are ignored.
 
 	case "content_block_stop":
 		tc := n.tools[idx]
@@ -160,6 +204,13 @@ func (n *normalizer) event(ev *anthropic.MessageStreamEventUnion) (llm.StreamEve
 			// A tool without parameters streams no fragment; its input is
 			// the empty object, which is what the API expects back.
 			input = json.RawMessage("{}")
+		}
+		if tc.server {
+			if n.servers == nil {
+				n.servers = make(map[string]string, 2)
+			}
+			n.servers[tc.id] = tc.name
+			return llm.ServerToolUse{Index: idx, ID: tc.id, Name: tc.name, Input: input, Origin: llm.OriginAnthropic}, false, nil
 		}
 		return llm.ToolCallComplete{Index: idx, ID: tc.id, Name: tc.name, Input: input}, false, nil
 
@@ -183,6 +234,9 @@ func (n *normalizer) event(ev *anthropic.MessageStreamEventUnion) (llm.StreamEve
 		if f.CacheCreationInputTokens.Valid() {
 			n.usage.CacheWriteTokens = u.CacheCreationInputTokens
 		}
+		if u.ServerToolUse.JSON.WebSearchRequests.Valid() {
+			n.usage.WebSearchRequests = u.ServerToolUse.WebSearchRequests
+		}
 
 	case "message_stop":
 		return llm.StreamEnd{StopReason: n.stop, Usage: n.usage, Model: n.model}, true, nil
@@ -190,6 +244,42 @@ func (n *normalizer) event(ev *anthropic.MessageStreamEventUnion) (llm.StreamEve
 	// ping is filtered by the SDK; unknown event types are ignored as the API
 	// versioning policy asks.
 	return nil, false, nil
+}
+
+// skip marks the block at idx as one this adapter does not surface.
+func (n *normalizer) skip(idx int) {
+	if n.tools == nil {
+		n.tools = make(map[int]*toolCall, 2)
+	}
+	n.tools[idx] = skippedBlock
+}
+
+// searchResult normalizes a web_search_tool_result block, which arrives
+// whole in its content_block_start: the pages found or the error code, and
+// the block itself, which goes back to the API on the next call.
+func (n *normalizer) searchResult(idx int, raw string) (llm.StreamEvent, bool, error) {
+	var b anthropic.WebSearchToolResultBlock
+	if err := b.UnmarshalJSON([]byte(raw)); err != nil {
+		return nil, false, &llm.Error{Kind: llm.ErrBrokenStream, Err: err, Message: fmt.Sprintf("web_search_tool_result block %d: %v", idx, err)}
+	}
+	// The call is this message's, or, when the provider paused the turn
+	// (pause_turn) while the search ran, the previous message's.
+	name := cmp.Or(n.servers[b.ToolUseID], "web_search")
+	delete(n.servers, b.ToolUseID)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(raw)); err != nil {
+		return nil, false, &llm.Error{Kind: llm.ErrBrokenStream, Err: err, Message: fmt.Sprintf("web_search_tool_result block %d: %v", idx, err)}
+	}
+	r := llm.ServerToolResult{Index: idx, ID: b.ToolUseID, Name: name, Raw: compact.Bytes(), Origin: llm.OriginAnthropic}
+	if c := &b.Content; c.JSON.OfWebSearchResultBlockArray.Valid() {
+		r.Results = make([]llm.SearchResult, len(c.OfWebSearchResultBlockArray))
+		for i, x := range c.OfWebSearchResultBlockArray {
+			r.Results[i] = llm.SearchResult{Title: x.Title, URL: x.URL, PageAge: x.PageAge}
+		}
+	} else {
+		r.Error = cmp.Or(string(c.ErrorCode), "the search failed")
+	}
+	return r, false, nil
 }
 
 // stopReason maps the API's stop_reason onto llm.StopReason. Unknown values

@@ -16,10 +16,15 @@ package llmtest
 // Deltas per block: text and thinking text in 16–32 byte pieces, then a
 // thinking block's signature as one signature_delta; a tool call's input as
 // an empty input_json_delta followed by Fragments pieces, as the real API
-// sends it; none for redacted_thinking. A turn without blocks sends the ping
-// right after message_start.
+// sends it; none for redacted_thinking. A text block with citations has a
+// citations_delta for each before its text. A web_search block is two
+// content blocks: a server_tool_use whose input streams like a tool call's,
+// then, after the turn's ChunkDelay (the search), a web_search_tool_result
+// that arrives whole. A turn without blocks sends the ping right after
+// message_start.
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -115,30 +120,53 @@ func anthropicEvents(t Turn, msgID string) []sseEvent {
 	if len(t.Blocks) == 0 {
 		evs = append(evs, ping)
 	}
-	for i, b := range t.Blocks {
+	// k is the content block index: a web_search block is two of them.
+	k := 0
+	start := func(delay time.Duration, block any) {
 		evs = append(evs, sseEvent{
-			Delay: b.Delay,
+			Delay: delay,
 			Name:  "content_block_start",
-			Data:  marshal(aBlockStart{Type: "content_block_start", Index: i, ContentBlock: aStartBlock(b)}),
+			Data:  marshal(aBlockStart{Type: "content_block_start", Index: k, ContentBlock: block}),
 		})
-		if i == 0 {
+		if k == 0 {
 			evs = append(evs, ping)
 		}
-		for k, d := range aDeltas(b) {
+	}
+	deltas := func(ds []any) {
+		for j, d := range ds {
 			ev := sseEvent{
 				Name: "content_block_delta",
-				Data: marshal(aBlockDelta{Type: "content_block_delta", Index: i, Delta: d}),
+				Data: marshal(aBlockDelta{Type: "content_block_delta", Index: k, Delta: d}),
 			}
-			if k > 0 {
+			if j > 0 {
 				ev.Delay = t.ChunkDelay
 			}
 			evs = append(evs, ev)
 		}
+	}
+	stop := func(blockStops int) {
 		evs = append(evs, sseEvent{
 			Name:       "content_block_stop",
-			Data:       marshal(aBlockStop{Type: "content_block_stop", Index: i}),
-			BlockStops: 1,
+			Data:       marshal(aBlockStop{Type: "content_block_stop", Index: k}),
+			BlockStops: blockStops,
 		})
+		k++
+	}
+	for i, b := range t.Blocks {
+		if b.Kind == KindWebSearch {
+			// The model's call, then what the search found once it ran;
+			// together they are the script's one block.
+			id := aSearchID(b, msgID, i)
+			start(b.Delay, aServerToolUse{Type: "server_tool_use", ID: id, Name: "web_search", Input: json.RawMessage(`{}`), Caller: &aCaller{Type: "direct"}})
+			deltas(aDeltas(b))
+			stop(0)
+			start(t.ChunkDelay, aSearchResult(b, id))
+			stop(1)
+			continue
+		}
+		start(b.Delay, aStartBlock(b))
+		deltas(aDeltas(b))
+		stop(1)
 	}
 	if se := t.StreamError; se != nil {
 		return append(evs, sseEvent{
@@ -156,12 +184,58 @@ func anthropicEvents(t Turn, msgID string) []sseEvent {
 			CacheCreationInputTokens: t.Usage.CacheWriteTokens,
 			CacheReadInputTokens:     t.Usage.CacheReadTokens,
 			OutputTokens:             t.Usage.OutputTokens,
+			ServerToolUse:            aServerUsage(t),
 		}
 	}
 	return append(evs,
 		sseEvent{Name: "message_delta", Data: marshal(delta)},
 		sseEvent{Name: "message_stop", Data: []byte(`{"type":"message_stop"}`)},
 	)
+}
+
+// aSearchID is the id of web_search block i of message msgID.
+func aSearchID(b Block, msgID string, i int) string {
+	if b.ID != "" {
+		return b.ID
+	}
+	return fmt.Sprintf("srvtoolu_%s_%d", strings.TrimPrefix(msgID, "msg_"), i)
+}
+
+// aSearchResult is the web_search_tool_result block of search b, call id.
+func aSearchResult(b Block, id string) aToolResult {
+	r := aToolResult{Type: "web_search_tool_result", ToolUseID: id, Caller: &aCaller{Type: "direct"}}
+	if b.SearchError != "" {
+		r.Content = aSearchError{Type: "web_search_tool_result_error", ErrorCode: b.SearchError}
+		return r
+	}
+	results := make([]aSearchHit, len(b.Results))
+	for j, x := range b.Results {
+		results[j] = aSearchHit{Type: "web_search_result", Title: x.Title, URL: x.URL, EncryptedContent: encryptedContent(x)}
+		if x.PageAge != "" {
+			results[j].PageAge = &x.PageAge
+		}
+	}
+	r.Content = results
+	return r
+}
+
+// aServerUsage is the usage's count of server tool calls: only turns that
+// searched report it, as the real API does.
+func aServerUsage(t Turn) *aServerToolUsage {
+	if !hasSearch(t) {
+		return nil
+	}
+	return &aServerToolUsage{WebSearchRequests: searches(t)}
+}
+
+// aCitations are the citations of a text block, in the final message.
+func aCitations(b Block) []aCitation {
+	out := make([]aCitation, len(b.Citations))
+	for j, c := range b.Citations {
+		out[j] = aCitation{Type: "web_search_result_location", CitedText: c.CitedText, URL: c.URL, Title: c.Title,
+			EncryptedIndex: base64.StdEncoding.EncodeToString([]byte("llmtest cite " + c.URL))}
+	}
+	return out
 }
 
 // aStartBlock is the empty shell of b that content_block_start announces.
@@ -175,6 +249,9 @@ func aStartBlock(b Block) any {
 	case KindToolUse:
 		return aToolUse{Type: KindToolUse, ID: b.ID, Name: b.Name, Input: json.RawMessage(`{}`), Caller: &aCaller{Type: "direct"}}
 	}
+	if len(b.Citations) > 0 {
+		return aCitedText{Citations: []aCitation{}, Type: KindText}
+	}
 	return aText{Type: KindText}
 }
 
@@ -183,6 +260,11 @@ func aDeltas(b Block) []any {
 	var out []any
 	switch b.Kind {
 	case KindText:
+		// Citations come first: the text that follows is what they
+		// support.
+		for _, c := range aCitations(b) {
+			out = append(out, aCitationsDelta{Type: "citations_delta", Citation: c})
+		}
 		for _, c := range textChunks(b.Text) {
 			out = append(out, aTextDelta{Type: "text_delta", Text: c})
 		}
@@ -193,9 +275,13 @@ func aDeltas(b Block) []any {
 		if b.Signature != "" {
 			out = append(out, aSignatureDelta{Type: "signature_delta", Signature: b.Signature})
 		}
-	case KindToolUse:
+	case KindToolUse, KindWebSearch:
+		in := b.Input
+		if b.Kind == KindWebSearch {
+			in = searchInput(b)
+		}
 		out = append(out, aInputDelta{Type: "input_json_delta"})
-		for _, c := range fragments(b.Input, b.Fragments) {
+		for _, c := range fragments(in, b.Fragments) {
 			out = append(out, aInputDelta{Type: "input_json_delta", PartialJSON: c})
 		}
 	}
@@ -233,10 +319,22 @@ func newAMessage(t Turn, id string, streaming bool) aMessage {
 	}
 	m.StopReason = &t.StopReason
 	m.StopSequence = stopSequence(t)
-	for _, b := range t.Blocks {
+	if m.Usage != nil {
+		m.Usage.ServerToolUse = aServerUsage(t)
+	}
+	for i, b := range t.Blocks {
 		switch b.Kind {
 		case KindText:
+			if len(b.Citations) > 0 {
+				m.Content = append(m.Content, aCitedText{Citations: aCitations(b), Type: KindText, Text: b.Text})
+				continue
+			}
 			m.Content = append(m.Content, aText{Type: KindText, Text: b.Text})
+		case KindWebSearch:
+			sid := aSearchID(b, id, i)
+			m.Content = append(m.Content,
+				aServerToolUse{Type: "server_tool_use", ID: sid, Name: "web_search", Input: json.RawMessage(searchInput(b)), Caller: &aCaller{Type: "direct"}},
+				aSearchResult(b, sid))
 		case KindThinking:
 			m.Content = append(m.Content, aThinking{Type: KindThinking, Thinking: b.Text, Signature: b.Signature})
 		case KindRedactedThinking:
@@ -356,6 +454,14 @@ type aUsage struct {
 	OutputTokens             int64          `json:"output_tokens"`
 	ServiceTier              string         `json:"service_tier"`
 	InferenceGeo             string         `json:"inference_geo"`
+	// ServerToolUse counts the searches of a turn that searched (the
+	// final message only; message_start has none).
+	ServerToolUse *aServerToolUsage `json:"server_tool_use,omitempty"`
+}
+
+type aServerToolUsage struct {
+	WebSearchRequests int64 `json:"web_search_requests"`
+	WebFetchRequests  int64 `json:"web_fetch_requests"`
 }
 
 type aCacheCreation struct {
@@ -392,10 +498,11 @@ type aStop struct {
 }
 
 type aDeltaUsage struct {
-	InputTokens              int64 `json:"input_tokens"`
-	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-	OutputTokens             int64 `json:"output_tokens"`
+	InputTokens              int64             `json:"input_tokens"`
+	CacheCreationInputTokens int64             `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64             `json:"cache_read_input_tokens"`
+	OutputTokens             int64             `json:"output_tokens"`
+	ServerToolUse            *aServerToolUsage `json:"server_tool_use,omitempty"`
 }
 
 type aText struct {
@@ -424,6 +531,57 @@ type aToolUse struct {
 
 type aCaller struct {
 	Type string `json:"type"`
+}
+
+// aCitedText is a text block with citations: "citations" comes first, as
+// the real API writes it.
+type aCitedText struct {
+	Citations []aCitation `json:"citations"`
+	Type      string      `json:"type"`
+	Text      string      `json:"text"`
+}
+
+type aCitation struct {
+	Type           string `json:"type"`
+	CitedText      string `json:"cited_text"`
+	URL            string `json:"url"`
+	Title          string `json:"title"`
+	EncryptedIndex string `json:"encrypted_index"`
+}
+
+type aCitationsDelta struct {
+	Type     string    `json:"type"`
+	Citation aCitation `json:"citation"`
+}
+
+type aServerToolUse struct {
+	Type   string          `json:"type"`
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Input  json.RawMessage `json:"input"`
+	Caller *aCaller        `json:"caller,omitempty"`
+}
+
+// aToolResult is a web_search_tool_result block; Content is []aSearchHit
+// or an aSearchError.
+type aToolResult struct {
+	Type      string   `json:"type"`
+	ToolUseID string   `json:"tool_use_id"`
+	Content   any      `json:"content"`
+	Caller    *aCaller `json:"caller,omitempty"`
+}
+
+type aSearchHit struct {
+	Type             string  `json:"type"`
+	Title            string  `json:"title"`
+	URL              string  `json:"url"`
+	EncryptedContent string  `json:"encrypted_content"`
+	PageAge          *string `json:"page_age"`
+}
+
+type aSearchError struct {
+	Type      string `json:"type"`
+	ErrorCode string `json:"error_code"`
 }
 
 type aTextDelta struct {

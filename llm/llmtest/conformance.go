@@ -101,7 +101,12 @@ type Adapter struct {
 //     StreamEnd or one *llm.Error, never a panic or a hang;
 //   - Faults: the fault suite (StreamFaults);
 //   - Cache: the encoding-cache suite (CacheSuite), over random histories,
-//     the recorded and the hand-written requests.
+//     the recorded and the hand-written requests;
+//   - WebSearch: SearchTurn from the scripted server, in the adapter's
+//     protocol: a protocol with a web search of its own (llm.HasWebSearch)
+//     offers it when asked, reports the searches, their results and the
+//     citations alike, counts the searches that ran and sends them back on
+//     the next call; one without offers nothing and sends nothing back.
 func Conformance(t *testing.T, a Adapter) {
 	t.Run("Replay", a.replay)
 	t.Run("Requests", a.requests)
@@ -126,6 +131,101 @@ func Conformance(t *testing.T, a Adapter) {
 		t.Run("Concurrent", c.Concurrent)
 		t.Run("SpliceMarkerInSchema", c.SpliceMarkerInSchema)
 	})
+	t.Run("WebSearch", a.webSearch)
+}
+
+// SearchTurn searches, cites what it found and searches again in vain:
+// every shape of the providers' web search, for the conformance suite and
+// the end-to-end tests.
+var SearchTurn = Turn{
+	Model: "claude-sonnet-4-20250514",
+	Blocks: []Block{
+		{Kind: KindWebSearch, Query: "go 1.26 release", Fragments: 2, Results: []SearchResult{
+			{Title: "Go 1.26 Release Notes", URL: "https://go.dev/doc/go1.26", PageAge: "2 weeks ago"},
+			{Title: "The Go Blog", URL: "https://go.dev/blog/"},
+		}},
+		Text("Per the notes, "),
+		CitedText("Go 1.26 shipped in February.", Citation{
+			URL: "https://go.dev/doc/go1.26", Title: "Go 1.26 Release Notes", CitedText: "Go 1.26 was released in February 2026.",
+		}),
+		{Kind: KindWebSearch, Query: "go 1.27", SearchError: "max_uses_exceeded", Fragments: 1},
+	},
+	Usage: llm.Usage{InputTokens: 2049, OutputTokens: 57},
+}
+
+// search is what a stream says of one web search, protocol aside.
+type search struct {
+	Query string
+	URLs  []string
+	Error bool
+}
+
+func (a Adapter) webSearch(t *testing.T) {
+	srv := NewServer(SearchTurn, Turn{Blocks: []Block{Text("ok")}})
+	t.Cleanup(srv.Close)
+	c := a.New(t, srv.URL, 0)
+	req := Hi("claude-sonnet-4-20250514")
+	req.WebSearch = &llm.WebSearch{MaxUses: 3}
+	events, err := Collect(t, c.Stream(context.Background(), req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckEvents(t, events, a.Origin)
+
+	var searches []search
+	var cites []string
+	var text string
+	for _, ev := range events {
+		switch e := ev.(type) {
+		case llm.ServerToolUse:
+			var in struct{ Query string }
+			if err := json.Unmarshal(e.Input, &in); err != nil {
+				t.Errorf("search input %s: %v", e.Input, err)
+			}
+			searches = append(searches, search{Query: in.Query})
+		case llm.ServerToolResult:
+			s := &searches[len(searches)-1]
+			for _, r := range e.Results {
+				s.URLs = append(s.URLs, r.URL)
+			}
+			s.Error = e.Error != ""
+		case llm.Citation:
+			cites = append(cites, e.URL)
+		case llm.TextDelta:
+			text += e.Text
+		}
+	}
+	end := events[len(events)-1].(llm.StreamEnd)
+	want := []search{{"go 1.26 release", []string{"https://go.dev/doc/go1.26", "https://go.dev/blog/"}, false}, {"go 1.27", nil, true}}
+	wantCites, wantCount := []string{"https://go.dev/doc/go1.26"}, int64(1)
+	if !llm.HasWebSearch(a.Origin) {
+		want, wantCites, wantCount = nil, nil, 0
+	}
+	if diff := gocmp.Diff(want, searches); diff != "" {
+		t.Errorf("searches (-want +got):\n%s", diff)
+	}
+	if diff := gocmp.Diff(wantCites, cites); diff != "" {
+		t.Errorf("citations (-want +got):\n%s", diff)
+	}
+	if text != "Per the notes, Go 1.26 shipped in February." || end.Usage.WebSearchRequests != wantCount {
+		t.Errorf("text %q, %d searches counted; want %d", text, end.Usage.WebSearchRequests, wantCount)
+	}
+
+	// The next call carries the searches back, to this protocol only.
+	req.Messages = append(req.Messages, Assistant(events), llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "thanks"}}})
+	if _, err := Collect(t, c.Stream(context.Background(), req)); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	first, next := string(reqs[0].Body), string(reqs[1].Body)
+	for _, s := range []string{`web_search`, `go 1.26 release`, `https://go.dev/blog/`, `go 1.27`} {
+		if sent := strings.Contains(next, s); sent != llm.HasWebSearch(a.Origin) {
+			t.Errorf("%q in the next request: %v, want %v\n%s", s, sent, !sent, next)
+		}
+	}
+	if offered := strings.Contains(first, `web_search`); offered != llm.HasWebSearch(a.Origin) {
+		t.Errorf("web search offered: %v\n%s", offered, first)
+	}
 }
 
 // Hi returns a request that only says "hi" to model: for tests about

@@ -46,10 +46,25 @@ func (g *Golden) Render(events []llm.StreamEvent) string {
 			g.Line("tool_start[%d] id=%s name=%s", e.Index, e.ID, e.Name)
 		case llm.ToolCallComplete:
 			g.Line("tool_complete[%d] id=%s name=%s input=%s", e.Index, e.ID, e.Name, e.Input)
+		case llm.ServerToolUse:
+			g.Line("server_tool_use[%d] id=%s name=%s input=%s", e.Index, e.ID, e.Name, e.Input)
+		case llm.ServerToolResult:
+			// Raw is opaque (encrypted page contents); what it must be is
+			// checked where it is sent back, so its size stands for it.
+			g.Line("server_tool_result[%d] id=%s name=%s results=%d error=%q raw=%d bytes", e.Index, e.ID, e.Name, len(e.Results), e.Error, len(e.Raw))
+			for _, r := range e.Results {
+				g.Line("  result title=%q url=%s page_age=%q", r.Title, r.URL, r.PageAge)
+			}
+		case llm.Citation:
+			g.Line("citation[%d] url=%s title=%q cited=%q", e.Index, e.URL, e.Title, e.CitedText)
 		case llm.StreamEnd:
 			u := e.Usage
-			g.Line("end stop=%s model=%s usage=in:%d out:%d cache_read:%d cache_write:%d",
-				e.StopReason, e.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens)
+			search := ""
+			if u.WebSearchRequests > 0 {
+				search = fmt.Sprintf(" web_search:%d", u.WebSearchRequests)
+			}
+			g.Line("end stop=%s model=%s usage=in:%d out:%d cache_read:%d cache_write:%d%s",
+				e.StopReason, e.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, search)
 		default:
 			g.Line("unknown %#v", ev)
 		}

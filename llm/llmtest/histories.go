@@ -102,6 +102,9 @@ func (g *HistoryGen) assistant() (llm.Message, []string) {
 	if g.chance(0.1) {
 		m.Content = append(m.Content, llm.Block{Type: llm.BlockRedactedThinking, Data: "opaque-" + g.text(8), Origin: g.pick(origins)})
 	}
+	if g.chance(0.15) {
+		m.Content = append(m.Content, g.search()...)
+	}
 	for range g.r.IntN(3) {
 		m.Content = append(m.Content, llm.Block{Type: llm.BlockText, Text: g.text(60)})
 	}
@@ -113,6 +116,57 @@ func (g *HistoryGen) assistant() (llm.Message, []string) {
 			Input: json.RawMessage(g.pick(awkwardInputs))})
 	}
 	return m, ids
+}
+
+// search returns a web search of the provider's: the call and its result,
+// whose Raw is what the protocol of its origin sent (any other origin gets
+// Anthropic's shape; no adapter but its own reads it).
+func (g *HistoryGen) search() []llm.Block {
+	origin := g.pick(origins)
+	id := g.id("srvtoolu")
+	input, _ := json.Marshal(map[string]string{"query": g.text(20)})
+	res := llm.Block{Type: llm.BlockServerToolResult, ToolUseID: id, ToolName: "web_search", Origin: origin}
+	if g.chance(0.2) {
+		res.IsError, res.Content = true, "unavailable"
+	}
+	for range g.r.IntN(3) {
+		res.Results = append(res.Results, llm.SearchResult{Title: g.text(20), URL: "https://example.com/" + g.id("page")})
+	}
+	res.Raw = SearchRaw(origin, id, input, res)
+	return []llm.Block{
+		{Type: llm.BlockServerToolUse, ToolUseID: id, ToolName: "web_search", Input: input, Origin: origin},
+		res,
+	}
+}
+
+// SearchRaw is the provider's own encoding of web search result res (call
+// id, input {"query": …}) as the protocol of origin sends it: a
+// web_search_call item for Responses, a web_search_tool_result block
+// otherwise.
+func SearchRaw(origin, id string, input json.RawMessage, res llm.Block) json.RawMessage {
+	var in struct {
+		Query string `json:"query"`
+	}
+	_ = json.Unmarshal(input, &in)
+	if origin == llm.OriginOpenAIResponses {
+		w := rWebSearchCall{ID: id, Type: "web_search_call", Status: "completed",
+			Action: rSearchAction{Type: "search", Queries: []string{in.Query}, Query: in.Query}}
+		if res.IsError {
+			w.Status = "failed"
+		}
+		for _, r := range res.Results {
+			w.Action.Sources = append(w.Action.Sources, rSource{Type: "url", URL: r.URL})
+		}
+		return marshal(w)
+	}
+	b := Block{Kind: KindWebSearch, SearchError: res.Content}
+	if !res.IsError {
+		b.SearchError = ""
+	}
+	for _, r := range res.Results {
+		b.Results = append(b.Results, SearchResult{Title: r.Title, URL: r.URL, PageAge: r.PageAge})
+	}
+	return marshal(aSearchResult(b, id))
 }
 
 // user returns a user message answering calls (most of them, in a shuffled
@@ -187,6 +241,9 @@ func (g *HistoryGen) Request(msgs []llm.Message) *llm.Request {
 		MaxTokens: []int{0, 1, 100, 8000}[g.r.IntN(4)],
 	}
 	req.Tools = ToolPool[:g.r.IntN(len(ToolPool)+1)]
+	if g.chance(0.3) {
+		req.WebSearch = &llm.WebSearch{MaxUses: 4 * g.r.IntN(3)}
+	}
 	switch g.r.IntN(4) {
 	case 1:
 		req.Thinking = &llm.Thinking{}
@@ -706,6 +763,7 @@ func SnapshotDetectsEveryField(t *testing.T, snapshot func(m *llm.Message) (matc
 		return llm.Message{Role: llm.RoleUser, Content: []llm.Block{{
 			Type: llm.BlockToolUse, Text: "t", Signature: "s", Origin: "o", ItemID: "i", Data: "d", MediaType: "m",
 			ToolUseID: "u", ToolName: "n", Input: json.RawMessage(`{"a":1}`), Content: "c",
+			Results: []llm.SearchResult{{Title: "t", URL: "u", PageAge: "p"}}, Raw: json.RawMessage(`{"b":2}`),
 		}}}
 	}
 	typ := reflect.TypeFor[llm.Block]()
@@ -726,6 +784,17 @@ func SnapshotDetectsEveryField(t *testing.T, snapshot func(m *llm.Message) (matc
 			case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8:
 				// In place: the snapshot must own a copy.
 				v.Index(1).SetUint(v.Index(1).Uint() ^ 1)
+			case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Struct:
+				// In place, each field of the first element in turn.
+				for j := range v.Index(0).NumField() {
+					e := v.Index(0).Field(j)
+					e.SetString(e.String() + "x")
+					if matches(&m) {
+						t.Errorf("a change of %s[0].%s went unnoticed", f.Name, v.Type().Elem().Field(j).Name)
+					}
+					e.SetString(e.String()[:e.Len()-1])
+				}
+				v.Index(0).Field(0).SetString("changed")
 			default:
 				t.Fatalf("field %s of kind %s: teach messageSnapshot.matches and this test about it", f.Name, v.Kind())
 			}

@@ -17,6 +17,11 @@ import (
 //     its deltas carry its id and add up to its input, which is valid JSON
 //     ("{}" when none streamed); it completes exactly once, with the start's
 //     id and name;
+//   - a server tool call (the provider's web search) comes once, with an id
+//     unique in the stream, a name, JSON input and origin; its result comes
+//     once, after it, with the same id and name, origin and the provider's
+//     raw JSON; every call has its result by the end;
+//   - a citation follows text of its block and names a URL;
 //   - StreamEnd comes once, last, with a model and a stop reason, tool_use
 //     only after a tool call, and usage that adds up.
 func CheckEvents(t *testing.T, events []llm.StreamEvent, origin string) {
@@ -33,8 +38,35 @@ func CheckEvents(t *testing.T, events []llm.StreamEvent, origin string) {
 	ids := map[string]bool{}
 	completed := map[string]int{}
 	calls, ends := 0, 0
+	served := map[string]string{} // server tool call id → name
+	results := map[string]int{}
 	for i, ev := range events {
 		switch e := ev.(type) {
+		case llm.ServerToolUse:
+			blockOf(i, e.Index, "server_tool")
+			if e.ID == "" || e.Name == "" || e.Origin != origin || !json.Valid(e.Input) {
+				t.Errorf("event %d: server tool call without id, name, origin %q or JSON input: %+v", i, origin, e)
+			}
+			if _, dup := served[e.ID]; dup {
+				t.Errorf("event %d: server tool call id %s used twice", i, e.ID)
+			}
+			served[e.ID] = e.Name
+		case llm.ServerToolResult:
+			blockOf(i, e.Index, "server_tool")
+			name, ok := served[e.ID]
+			if !ok || name != e.Name {
+				t.Errorf("event %d: result for %s/%s, which is no earlier server tool call", i, e.ID, e.Name)
+			}
+			if results[e.ID]++; results[e.ID] > 1 {
+				t.Errorf("event %d: second result for %s", i, e.ID)
+			}
+			if e.Origin != origin || !json.Valid(e.Raw) {
+				t.Errorf("event %d: server tool result without origin %q or raw JSON: %+v", i, origin, e)
+			}
+		case llm.Citation:
+			if kind[e.Index] != "text" || e.URL == "" {
+				t.Errorf("event %d: citation %+v does not follow text of its block, or names no URL", i, e)
+			}
 		case llm.TextDelta:
 			blockOf(i, e.Index, "text")
 			if e.Text == "" {
@@ -106,6 +138,11 @@ func CheckEvents(t *testing.T, events []llm.StreamEvent, origin string) {
 	}
 	if len(open) != 0 {
 		t.Errorf("tool calls never completed: %v", open)
+	}
+	for id := range served {
+		if results[id] == 0 {
+			t.Errorf("server tool call %s has no result", id)
+		}
 	}
 	for id, n := range completed {
 		if n != 1 {

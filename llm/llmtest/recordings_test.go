@@ -206,7 +206,8 @@ func readRecordings(t *testing.T, pattern string) [][]byte {
 var shapeTurn = llmtest.Turn{
 	Blocks: []llmtest.Block{
 		llmtest.Thinking("**Planning**\n\nI should call the tool.", "gAAAAB-signature"),
-		llmtest.Text("Let me check the weather."),
+		llmtest.WebSearch("weather Florence", llmtest.SearchResult{Title: "Florence weather", URL: "https://weather.example/florence"}),
+		llmtest.CitedText("Let me check the weather.", llmtest.Citation{URL: "https://weather.example/florence", Title: "Florence weather"}),
 		{Kind: llmtest.KindToolUse, Name: "weather", Input: `{"location":"Florence, Italy"}`, Fragments: 4},
 	},
 	Usage: llm.Usage{InputTokens: 63, OutputTokens: 121, CacheReadTokens: 10},
@@ -226,6 +227,51 @@ func TestResponsesMatchRecordings(t *testing.T) {
 	} {
 		responsesShapes(t, ours, dataLines(t, []byte(rawStream(t, srv, "/v1/responses", body))))
 	}
+	compareShapes(t, recorded, ours)
+}
+
+// anthropicShapes labels the objects of Messages events that the web search
+// recordings added: content blocks by type, search results, citations and
+// usage.
+func anthropicShapes(t *testing.T, s shapes, events []json.RawMessage) {
+	for _, ev := range events {
+		var head struct{ Type string }
+		if err := json.Unmarshal(ev, &head); err != nil {
+			t.Fatal(err)
+		}
+		s.add(t, head.Type, ev)
+		if cb := field(ev, "content_block"); cb != nil {
+			var b struct {
+				Type      string
+				Citations []any
+			}
+			_ = json.Unmarshal(cb, &b)
+			label := "content_block " + b.Type
+			if b.Citations != nil {
+				label += " cited"
+			}
+			s.add(t, label, cb)
+			if hit := field(field(cb, "content"), "0"); hit != nil {
+				s.add(t, label+" result", hit)
+			}
+		}
+		if c := field(field(ev, "delta"), "citation"); c != nil {
+			s.add(t, "citation", c)
+		}
+		if u := field(ev, "usage"); u != nil {
+			s.add(t, head.Type+" usage", u)
+			s.add(t, "server_tool_use usage", field(u, "server_tool_use"))
+		}
+	}
+}
+
+func TestAnthropicSearchMatchesRecordings(t *testing.T) {
+	recorded := shapes{}
+	for _, body := range readRecordings(t, "anthropic/TestAnthropicWebSearch__*.sse") {
+		anthropicShapes(t, recorded, dataLines(t, body))
+	}
+	ours := shapes{}
+	anthropicShapes(t, ours, dataLines(t, []byte(rawStream(t, newServer(t, searchTurn), "/v1/messages", `{"stream":true}`))))
 	compareShapes(t, recorded, ours)
 }
 

@@ -17,6 +17,9 @@ package llmtest
 //	             response.reasoning_summary_part.done
 //	  tool call: response.function_call_arguments.delta … one per fragment
 //	             response.function_call_arguments.done
+//	  search:    response.web_search_call.in_progress,
+//	             response.web_search_call.searching,
+//	             response.web_search_call.completed       after ChunkDelay
 //	  response.output_item.done
 //	response.completed                     usage
 //	  or response.incomplete               StopReason max_tokens or refusal
@@ -27,13 +30,19 @@ package llmtest
 // thinking text and whose encrypted_content is the Signature (or the redacted
 // Data), sent only when the request's include[] asks for
 // "reasoning.encrypted_content"; a tool call becomes a "function_call" item
-// (fc_…) whose call_id is the Block's ID.
+// (fc_…) whose call_id is the Block's ID; a web search becomes a
+// "web_search_call" item (ws_…, or the Block's ID) whose action, once done,
+// holds the query and, when include[] asks for
+// "web_search_call.action.sources", the results' URLs. A text block's
+// citations are url_citation annotations spanning its whole text, each
+// announced by response.output_text.annotation.added after the text deltas.
 
 import (
 	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 )
 
 // responses answers POST /v1/responses.
@@ -99,6 +108,7 @@ type responsesCall struct {
 	num       int   // the server's response number, for IDs
 	created   int64 // Unix seconds
 	encrypted bool  // include[] asks for reasoning.encrypted_content
+	sources   bool  // include[] asks for web_search_call.action.sources
 }
 
 func newResponsesCall(t Turn, head responsesHead, num int, received time.Time) *responsesCall {
@@ -108,6 +118,7 @@ func newResponsesCall(t Turn, head responsesHead, num int, received time.Time) *
 		num:       num,
 		created:   received.Unix(),
 		encrypted: slices.Contains(head.Include, "reasoning.encrypted_content"),
+		sources:   slices.Contains(head.Include, "web_search_call.action.sources"),
 	}
 }
 
@@ -120,6 +131,11 @@ func (c *responsesCall) itemID(i int) string {
 		prefix = "rs"
 	case KindToolUse:
 		prefix = "fc"
+	case KindWebSearch:
+		if id := c.t.Blocks[i].ID; id != "" {
+			return id
+		}
+		prefix = "ws"
 	}
 	return fmt.Sprintf("%s_llmtest_%04d_%d", prefix, c.num, i)
 }
@@ -171,16 +187,52 @@ func (c *responsesCall) item(i int, done bool) any {
 			f.Arguments = b.Input
 		}
 		return f
+	case KindWebSearch:
+		w := rWebSearchCall{ID: id, Type: "web_search_call", Status: status, Action: rSearchAction{Type: "search"}}
+		if !done {
+			return w
+		}
+		if b.SearchError != "" {
+			w.Status = "failed"
+		}
+		w.Action.Queries, w.Action.Query = []string{b.Query}, b.Query
+		if c.sources && b.SearchError == "" {
+			w.Action.Sources = []rSource{}
+			for _, r := range b.Results {
+				w.Action.Sources = append(w.Action.Sources, rSource{Type: "url", URL: r.URL})
+			}
+		}
+		return w
 	}
 	m := rMessage{ID: id, Type: "message", Status: status, Content: []rOutputText{}, Role: "assistant"}
 	if done {
-		m.Content = append(m.Content, outputText(b.Text))
+		m.Content = append(m.Content, citedOutputText(b))
 	}
 	return m
 }
 
 func outputText(s string) rOutputText {
 	return rOutputText{Type: "output_text", Annotations: []any{}, Logprobs: []any{}, Text: s}
+}
+
+// citedOutputText is the finished output_text part of text block b, with
+// its citations as annotations.
+func citedOutputText(b Block) rOutputText {
+	p := outputText(b.Text)
+	for _, a := range annotations(b) {
+		p.Annotations = append(p.Annotations, a)
+	}
+	return p
+}
+
+// annotations are the url_citation annotations of text block b: each spans
+// the block's whole text (in characters).
+func annotations(b Block) []rURLCitation {
+	var out []rURLCitation
+	for _, c := range b.Citations {
+		out = append(out, rURLCitation{Type: "url_citation", EndIndex: utf8.RuneCountInString(b.Text), Title: c.Title, URL: c.URL})
+	}
+	return out
 }
 
 // response is the response object of the opening events (status
@@ -329,11 +381,17 @@ func (c *responsesCall) events() []sseEvent {
 						Obfuscation: pad(chunk), OutputIndex: i, SequenceNumber: seq}
 				})
 			}
+			for n, a := range annotations(b) {
+				const typ = "response.output_text.annotation.added"
+				add(0, typ, false, func(seq int) any {
+					return rAnnotationEvent{Type: typ, Annotation: a, AnnotationIndex: n, ItemID: id, OutputIndex: i, SequenceNumber: seq}
+				})
+			}
 			add(0, "response.output_text.done", false, func(seq int) any {
 				return rTextDone{Type: "response.output_text.done", ItemID: id, Logprobs: []any{}, OutputIndex: i, SequenceNumber: seq, Text: b.Text}
 			})
 			add(0, "response.content_part.done", false, func(seq int) any {
-				return rPartEvent{Type: "response.content_part.done", ItemID: id, OutputIndex: i, Part: outputText(b.Text), SequenceNumber: seq}
+				return rPartEvent{Type: "response.content_part.done", ItemID: id, OutputIndex: i, Part: citedOutputText(b), SequenceNumber: seq}
 			})
 		case KindThinking:
 			if b.Text == "" {
@@ -366,6 +424,20 @@ func (c *responsesCall) events() []sseEvent {
 			add(0, "response.function_call_arguments.done", false, func(seq int) any {
 				return rArgsDone{Type: "response.function_call_arguments.done", Arguments: b.Input, ItemID: id, OutputIndex: i, SequenceNumber: seq}
 			})
+		case KindWebSearch:
+			phases := []string{"response.web_search_call.in_progress", "response.web_search_call.searching"}
+			if b.SearchError == "" {
+				phases = append(phases, "response.web_search_call.completed")
+			}
+			for n, typ := range phases {
+				var delay time.Duration
+				if n == 2 {
+					delay = c.t.ChunkDelay // the search itself
+				}
+				add(delay, typ, false, func(seq int) any {
+					return rSearchEvent{Type: typ, ItemID: id, OutputIndex: i, SequenceNumber: seq}
+				})
+			}
 		}
 		add(0, "response.output_item.done", true, func(seq int) any {
 			return rItemEvent{Type: "response.output_item.done", Item: c.item(i, true), OutputIndex: i, SequenceNumber: seq}
@@ -562,6 +634,50 @@ type rArgsDelta struct {
 	Obfuscation    *string `json:"obfuscation,omitempty"`
 	OutputIndex    int     `json:"output_index"`
 	SequenceNumber int     `json:"sequence_number"`
+}
+
+type rWebSearchCall struct {
+	ID     string        `json:"id"`
+	Type   string        `json:"type"`
+	Status string        `json:"status"`
+	Action rSearchAction `json:"action"`
+}
+
+type rSearchAction struct {
+	Type    string    `json:"type"`
+	Queries []string  `json:"queries,omitempty"`
+	Query   string    `json:"query,omitempty"`
+	Sources []rSource `json:"sources,omitempty"`
+}
+
+type rSource struct {
+	Type string `json:"type"`
+	URL  string `json:"url"`
+}
+
+type rSearchEvent struct {
+	Type           string `json:"type"`
+	ItemID         string `json:"item_id"`
+	OutputIndex    int    `json:"output_index"`
+	SequenceNumber int    `json:"sequence_number"`
+}
+
+type rURLCitation struct {
+	Type       string `json:"type"`
+	EndIndex   int    `json:"end_index"`
+	StartIndex int    `json:"start_index"`
+	Title      string `json:"title"`
+	URL        string `json:"url"`
+}
+
+type rAnnotationEvent struct {
+	Type            string       `json:"type"`
+	Annotation      rURLCitation `json:"annotation"`
+	AnnotationIndex int          `json:"annotation_index"`
+	ContentIndex    int          `json:"content_index"`
+	ItemID          string       `json:"item_id"`
+	OutputIndex     int          `json:"output_index"`
+	SequenceNumber  int          `json:"sequence_number"`
 }
 
 type rArgsDone struct {

@@ -13,7 +13,8 @@
 // script from a JSON file.
 //
 // The script is protocol-neutral: a Turn describes what the model says
-// (blocks of text, thinking and tool calls), how it says it (pacing, usage,
+// (blocks of text, thinking, tool calls and searches of the provider's own
+// web search, text citing what they found), how it says it (pacing, usage,
 // stop reason) and how the call fails (HTTP errors, in-stream errors, dropped
 // connections, hangs), in Anthropic's vocabulary. Rendering a Turn into a
 // wire format is the job of one file per protocol: anthropic.go,
@@ -35,6 +36,24 @@
 // response.failed, its type mapped to a code (rate_limit_error →
 // rate_limit_exceeded, overloaded_error and api_error → server_error,
 // invalid_request_error → invalid_prompt, others verbatim).
+//
+// A web_search block is a search the provider ran itself. Anthropic sends it
+// as two content blocks, a server_tool_use whose input {"query": …} streams
+// in Fragments pieces and a web_search_tool_result with the results (each
+// with an encrypted_content, made up from its URL when the script gives
+// none) or an error code; message_delta's usage then carries
+// server_tool_use.web_search_requests, the turn's searches that did not
+// fail. A text block's Citations open it with "citations": [] and come as
+// citations_delta events (web_search_result_location) before its text.
+// Responses sends a search as a web_search_call item: its added event,
+// response.web_search_call.in_progress, .searching and .completed, then the
+// item done with its action (type search, query and queries, and the
+// results' URLs as sources when the request's include[] has
+// "web_search_call.action.sources"); a failed search ends with status
+// failed and no completed event. Citations are url_citation annotations
+// spanning the whole text of the block's message item, each announced by
+// response.output_text.annotation.added after the text. Chat Completions
+// has no web search: web_search blocks and citations are not sent.
 //
 // OpenAI Chat Completions: text is delta.content; thinking text is the
 // non-standard delta.reasoning_content, as DeepSeek, xAI and others send it;
@@ -88,12 +107,13 @@
 // ([Golden]) and the event contract ([CheckEvents]), rebuild of every
 // recorded request, invalid requests and base URLs, a consumer stopping
 // after any event ([Collect] checks the iterator contract on every call),
-// damaged streams, the faults of [StreamFaults] and the encoding cache of
-// [CacheSuite].
+// damaged streams, the faults of [StreamFaults], the encoding cache of
+// [CacheSuite] and the provider's web search ([SearchTurn]).
 package llmtest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,6 +130,7 @@ const (
 	KindThinking         = "thinking"
 	KindRedactedThinking = "redacted_thinking"
 	KindToolUse          = "tool_use"
+	KindWebSearch        = "web_search"
 )
 
 // Script defaults.
@@ -228,6 +249,34 @@ type Block struct {
 	// Delay is the pause before this block starts: time to first token for
 	// the first block, thinking or tool-planning time for later ones.
 	Delay time.Duration `json:"delay,omitzero"`
+
+	// Query, Results and SearchError describe a web_search block: the query
+	// the model searched for and the pages found, or the error code of a
+	// search that failed ("max_uses_exceeded", "too_many_requests",
+	// "unavailable", …). An empty ID is made up as the API's are
+	// (srvtoolu_…, ws_…). The search itself takes the turn's ChunkDelay.
+	Query       string         `json:"query,omitempty"`
+	Results     []SearchResult `json:"results,omitempty"`
+	SearchError string         `json:"search_error,omitempty"`
+	// Citations are the sources a text block cites.
+	Citations []Citation `json:"citations,omitempty"`
+}
+
+// SearchResult is a page a web_search block finds.
+type SearchResult struct {
+	Title   string `json:"title"`
+	URL     string `json:"url"`
+	PageAge string `json:"page_age,omitempty"`
+	// EncryptedContent is Anthropic's opaque copy of the page, which a
+	// client must send back; empty makes one up from the URL.
+	EncryptedContent string `json:"encrypted_content,omitempty"`
+}
+
+// Citation is a source a text block cites.
+type Citation struct {
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	CitedText string `json:"cited_text,omitempty"`
 }
 
 // Text returns a text block.
@@ -249,6 +298,17 @@ func ToolUse(id, name, input string) Block {
 	return Block{Kind: KindToolUse, ID: id, Name: name, Input: input}
 }
 
+// WebSearch returns a web_search block: a search for query that finds
+// results.
+func WebSearch(query string, results ...SearchResult) Block {
+	return Block{Kind: KindWebSearch, Query: query, Results: results}
+}
+
+// CitedText returns a text block that cites sources.
+func CitedText(s string, sources ...Citation) Block {
+	return Block{Kind: KindText, Text: s, Citations: sources}
+}
+
 // Validate reports the first thing wrong with t that would stop it from
 // being rendered. Deliberately broken content (malformed tool input, odd
 // stop reasons) is not an error: provoking clients with it is the point.
@@ -261,9 +321,12 @@ func (t Turn) Validate() error {
 	}
 	for i, b := range t.Blocks {
 		switch b.Kind {
-		case KindText, KindThinking, KindRedactedThinking, KindToolUse:
+		case KindText, KindThinking, KindRedactedThinking, KindToolUse, KindWebSearch:
 		default:
 			return fmt.Errorf("block %d: unknown kind %q", i, b.Kind)
+		}
+		if len(b.Citations) > 0 && b.Kind != KindText {
+			return fmt.Errorf("block %d: citations on a %s block; only text cites", i, b.Kind)
 		}
 		if b.Fragments < 0 || b.Delay < 0 {
 			return fmt.Errorf("block %d: fragments and delay must not be negative", i)
@@ -295,6 +358,9 @@ func (t Turn) resolved(nextID func() string, model string) Turn {
 				b.Fragments = defaultFragments
 			}
 		}
+		if b.Kind == KindWebSearch && b.Fragments == 0 {
+			b.Fragments = defaultFragments
+		}
 		blocks[i] = b
 	}
 	t.Blocks = blocks
@@ -315,6 +381,44 @@ func (t Turn) resolved(nextID func() string, model string) Turn {
 		t.StreamError = &se
 	}
 	return t
+}
+
+// searchInput is the input of a web_search block's call, as the model
+// writes it.
+func searchInput(b Block) string {
+	return string(marshal(struct {
+		Query string `json:"query"`
+	}{b.Query}))
+}
+
+// searches is how many of t's searches ran: those that did not fail.
+func searches(t Turn) int64 {
+	var n int64
+	for _, b := range t.Blocks {
+		if b.Kind == KindWebSearch && b.SearchError == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// hasSearch reports whether t has a web_search block.
+func hasSearch(t Turn) bool {
+	for _, b := range t.Blocks {
+		if b.Kind == KindWebSearch {
+			return true
+		}
+	}
+	return false
+}
+
+// encryptedContent is a result's encrypted_content: the script's, or one
+// made up from its URL (opaque to the client either way).
+func encryptedContent(r SearchResult) string {
+	if r.EncryptedContent != "" {
+		return r.EncryptedContent
+	}
+	return base64.StdEncoding.EncodeToString([]byte("llmtest page " + r.URL))
 }
 
 // textChunks splits s the way a model streams it: pieces of 16 to 32

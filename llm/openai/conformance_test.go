@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -47,6 +49,15 @@ func checkRecording(t *testing.T, events []llm.StreamEvent, sse []byte) {
 	}
 	if diff := cmp.Diff(rec.text, assembleText(events)); diff != "" {
 		t.Errorf("text differs from the recording (-want +got):\n%s", diff)
+	}
+	var searches []string
+	for _, ev := range events {
+		if e, ok := ev.(llm.ServerToolUse); ok {
+			searches = append(searches, string(e.Input))
+		}
+	}
+	if diff := cmp.Diff(rec.searches, searches); diff != "" {
+		t.Errorf("searches differ from the recording (-want +got):\n%s", diff)
 	}
 }
 
@@ -114,6 +125,7 @@ type recording struct {
 	calls     []call
 	reasoning []thought
 	text      []string
+	searches  []string // the inputs of the web searches
 }
 
 func readRecording(t *testing.T, sse []byte) recording {
@@ -132,6 +144,10 @@ func readRecording(t *testing.T, sse []byte) recording {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		} `json:"content"`
+		Status string `json:"status"`
+		Action struct {
+			Query string `json:"query"`
+		} `json:"action"`
 	}
 	var rec recording
 	sc := bufio.NewScanner(bytes.NewReader(sse))
@@ -192,8 +208,14 @@ func readRecording(t *testing.T, sse []byte) recording {
 			}
 			rec.stop = llm.StopEndTurn
 			for _, it := range r.Output {
-				if it.Type == "function_call" {
+				switch {
+				case it.Type == "function_call":
 					rec.stop = llm.StopToolUse
+				case it.Type == "web_search_call" && it.Status == "completed":
+					rec.usage.WebSearchRequests++
+				}
+				if it.Type == "web_search_call" {
+					rec.searches = append(rec.searches, `{"query":`+strconv.Quote(it.Action.Query)+`}`)
 				}
 			}
 		}
@@ -203,10 +225,17 @@ func readRecording(t *testing.T, sse []byte) recording {
 
 // deliberate applies this adapter's deliberate differences to the
 // recording: the system prompt goes out as "instructions", not as a
-// system/developer input message, and tool_choice is not sent ("auto" is the
-// API's default).
+// system/developer input message, tool_choice is not sent ("auto" is the
+// API's default), and with web search the sources of each search are asked
+// for.
 func deliberate(t *testing.T, sent, recorded map[string]any) {
 	delete(recorded, "tool_choice")
+	if _, ok := recorded["include"]; !ok && strings.Contains(fmt.Sprint(recorded["tools"]), "web_search") {
+		if diff := cmp.Diff([]any{"web_search_call.action.sources"}, sent["include"]); diff != "" {
+			t.Errorf("include (-want +got):\n%s", diff)
+		}
+		delete(sent, "include")
+	}
 	input := recorded["input"].([]any)
 	if first := input[0].(map[string]any); first["role"] == "system" || first["role"] == "developer" {
 		recorded["instructions"] = first["content"]
@@ -226,6 +255,7 @@ func requestFromRecording(t *testing.T, body []byte) *llm.Request {
 			Effort string `json:"effort"`
 		} `json:"reasoning"`
 		Tools []struct {
+			Type        string          `json:"type"`
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
 			Parameters  json.RawMessage `json:"parameters"`
@@ -248,6 +278,10 @@ func requestFromRecording(t *testing.T, body []byte) *llm.Request {
 		req.Thinking = &llm.Thinking{Effort: rec.Reasoning.Effort}
 	}
 	for _, tl := range rec.Tools {
+		if tl.Type == "web_search" {
+			req.WebSearch = &llm.WebSearch{}
+			continue
+		}
 		req.Tools = append(req.Tools, llm.ToolSpec{Name: tl.Name, Description: tl.Description, InputSchema: tl.Parameters})
 	}
 	add := func(role llm.Role, b llm.Block) {

@@ -160,21 +160,57 @@ func TestNormalize(t *testing.T) {
 				strings.Replace(endLine, "end_turn", "tool_use", 1),
 		},
 		{
-			name: "built-in tool items, lifecycle and unknown events are ignored",
+			name: "other built-in tool items, lifecycle and unknown events are ignored",
 			events: []string{evCreated,
 				`{"type":"response.in_progress","response":{"model":"gpt-x"}}`,
-				`{"type":"response.output_item.added","output_index":0,"item":{"id":"ws_1","type":"web_search_call","status":"in_progress"}}`,
-				`{"type":"response.web_search_call.searching","output_index":0,"item_id":"ws_1"}`,
-				`{"type":"response.output_item.done","output_index":0,"item":{"id":"ws_1","type":"web_search_call","status":"completed"}}`,
+				`{"type":"response.output_item.added","output_index":0,"item":{"id":"fs_1","type":"file_search_call","status":"in_progress"}}`,
+				`{"type":"response.file_search_call.searching","output_index":0,"item_id":"fs_1"}`,
+				`{"type":"response.output_item.done","output_index":0,"item":{"id":"fs_1","type":"file_search_call","status":"completed"}}`,
 				`{"type":"response.output_item.added","output_index":1,"item":{"id":"msg_9","type":"message","content":[]}}`,
 				`{"type":"response.content_part.added","output_index":1,"item_id":"msg_9","content_index":0,"part":{"type":"output_text","text":""}}`,
 				`{"type":"response.output_text.delta","output_index":1,"item_id":"msg_9","content_index":0,"delta":"Hi"}`,
-				`{"type":"response.output_text.annotation.added","output_index":1,"item_id":"msg_9","annotation":{"type":"url_citation"}}`,
+				`{"type":"response.output_text.annotation.added","output_index":1,"item_id":"msg_9","annotation":{"type":"file_citation","file_id":"f"}}`,
 				`{"type":"response.brand_new_event","output_index":1}`,
 				`{"type":"response.output_text.done","output_index":1,"item_id":"msg_9","text":"Hi"}`,
 				`{"type":"response.output_item.done","output_index":1,"item":{"id":"msg_9","type":"message","content":[{"type":"output_text","text":"Hi"}]}}`,
 				evCompleted},
 			want: "text[1] x1 \"Hi\"\n" + endLine,
+		},
+		{
+			name: "a web search, its sources, and a citation after the text it spans",
+			events: []string{evCreated,
+				`{"type":"response.output_item.added","output_index":0,"item":{"id":"ws_1","type":"web_search_call","status":"in_progress","action":{"type":"search"}}}`,
+				`{"type":"response.web_search_call.in_progress","output_index":0,"item_id":"ws_1"}`,
+				`{"type":"response.web_search_call.searching","output_index":0,"item_id":"ws_1"}`,
+				`{"type":"response.web_search_call.completed","output_index":0,"item_id":"ws_1"}`,
+				`{"type":"response.output_item.done","output_index":0,"item":{"id":"ws_1","type":"web_search_call","status":"completed","action":{"type":"search","queries":["go"],"query":"go","sources":[{"type":"url","url":"https://go.dev/"}]}}}`,
+				`{"type":"response.output_item.added","output_index":1,"item":{"id":"msg_9","type":"message","content":[]}}`,
+				`{"type":"response.output_text.delta","output_index":1,"item_id":"msg_9","content_index":0,"delta":"Go."}`,
+				`{"type":"response.output_text.annotation.added","output_index":1,"item_id":"msg_9","annotation":{"type":"url_citation","end_index":3,"start_index":0,"title":"Go","url":"https://go.dev/"}}`,
+				`{"type":"response.output_item.done","output_index":1,"item":{"id":"msg_9","type":"message","content":[{"type":"output_text","text":"Go.","annotations":[{"type":"url_citation","end_index":3,"start_index":0,"title":"Go","url":"https://go.dev/"}]}]}}`,
+				evCompleted},
+			want: "server_tool_use[0] id=ws_1 name=web_search input={\"query\":\"go\"}\n" +
+				"server_tool_result[0] id=ws_1 name=web_search results=1 error=\"\" raw=167 bytes\n" +
+				"  result title=\"\" url=https://go.dev/ page_age=\"\"\n" +
+				"text[1] x1 \"Go.\"\n" +
+				"citation[1] url=https://go.dev/ title=\"Go\" cited=\"\"\n" +
+				strings.Replace(endLine, "\n", " web_search:1\n", 1),
+		},
+		{
+			name: "only finished items (compatible servers): a failed search, a page opened, citations of the final message",
+			events: []string{evCreated,
+				`{"type":"response.completed","response":{"model":"gpt-x","status":"completed","output":[` +
+					`{"id":"ws_2","type":"web_search_call","status":"failed","action":{"type":"search","query":"x"}},` +
+					`{"id":"ws_3","type":"web_search_call","status":"completed","action":{"type":"open_page","url":"https://go.dev/doc"}},` +
+					`{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"Done.","annotations":[{"type":"url_citation","url":"https://go.dev/doc","title":"Docs"}]}]}],` +
+					`"usage":{"input_tokens":1000,"input_tokens_details":{"cached_tokens":800},"output_tokens":50}}}`},
+			want: "server_tool_use[0] id=ws_2 name=web_search input={\"query\":\"x\"}\n" +
+				"server_tool_result[0] id=ws_2 name=web_search results=0 error=\"the search failed\" raw=95 bytes\n" +
+				"server_tool_use[1] id=ws_3 name=web_search input={\"url\":\"https://go.dev/doc\"}\n" +
+				"server_tool_result[1] id=ws_3 name=web_search results=0 error=\"\" raw=116 bytes\n" +
+				"text[2] x1 \"Done.\"\n" +
+				"citation[2] url=https://go.dev/doc title=\"Docs\" cited=\"\"\n" +
+				strings.Replace(endLine, "\n", " web_search:1\n", 1),
 		},
 		{
 			name: "calls are matched by id, not position: a final output that leaves an item out starts nothing twice",

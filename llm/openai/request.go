@@ -83,6 +83,16 @@ type reasoningItem struct {
 	Type             string        `json:"type"`
 }
 
+// webSearchCall is a web_search_call item sent back: the item the API
+// sent, without its id. With store: false the API keeps no item an id could
+// name (as for reasoning, whose encrypted content stands in for it); the
+// status and action say all there is, as Codex sends them.
+type webSearchCall struct {
+	Type   string          `json:"type"`
+	Status string          `json:"status"`
+	Action json.RawMessage `json:"action"`
+}
+
 type summaryPart struct {
 	Text string `json:"text"`
 	Type string `json:"type"`
@@ -124,7 +134,7 @@ func envelope(req *llm.Request) (request, error) {
 		r.Include = []string{"reasoning.encrypted_content"}
 	}
 	if len(req.Tools) > 0 {
-		r.Tools = make([]json.RawMessage, len(req.Tools))
+		r.Tools = make([]json.RawMessage, len(req.Tools), len(req.Tools)+1)
 		for i := range req.Tools {
 			raw, err := toolJSON(&req.Tools[i])
 			if err != nil {
@@ -132,6 +142,14 @@ func envelope(req *llm.Request) (request, error) {
 			}
 			r.Tools[i] = raw
 		}
+	}
+	if req.WebSearch != nil {
+		// The built-in tool: the API runs the searches (it takes no cap
+		// of its own; max_tool_calls would cap the function calls too).
+		// The sources are what a search found; without asking, a
+		// web_search_call says only what was searched for.
+		r.Tools = append(r.Tools, json.RawMessage(`{"type":"web_search"}`))
+		r.Include = append(r.Include, "web_search_call.action.sources")
 	}
 	return r, nil
 }
@@ -247,6 +265,14 @@ func appendBlocks(items []any, role llm.Role, blocks []llm.Block) ([]any, error)
 			// Anthropic's redacted thinking has no Responses counterpart (and
 			// this adapter never produces it): it is opaque to anyone else.
 			continue
+		case llm.BlockServerToolUse:
+			// A web search's call and result are one item, kept whole in
+			// the result block.
+		case llm.BlockServerToolResult:
+			flush()
+			if it, ok := webSearchItem(b); ok {
+				items = append(items, it)
+			}
 		case llm.BlockToolUse:
 			flush()
 			items = append(items, functionCall{Type: "function_call", CallID: b.ToolUseID, Name: b.ToolName, Arguments: toolArguments(b.Input)})
@@ -291,6 +317,25 @@ func reasoningItemOf(b *llm.Block) *reasoningItem {
 		r.Summary = append(r.Summary, summaryPart{Type: "summary_text", Text: b.Text})
 	}
 	return r
+}
+
+// webSearchItem returns the web_search_call item of a server tool result,
+// or false when it cannot go back here: another protocol's search (an
+// empty Origin included: no such block predates origins), or no item to
+// send.
+func webSearchItem(b *llm.Block) (webSearchCall, bool) {
+	if b.Origin != llm.OriginOpenAIResponses {
+		return webSearchCall{}, false
+	}
+	var item struct {
+		Type   string          `json:"type"`
+		Status string          `json:"status"`
+		Action json.RawMessage `json:"action"`
+	}
+	if json.Unmarshal(b.Raw, &item) != nil || item.Type != "web_search_call" || len(item.Action) == 0 {
+		return webSearchCall{}, false
+	}
+	return webSearchCall{Type: item.Type, Status: cmp.Or(item.Status, "completed"), Action: item.Action}, true
 }
 
 // toolArguments returns the arguments string of a function_call item. The

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -35,6 +36,7 @@ func fullRequest() *llm.Request {
 		System:    "You are NovaCode.",
 		MaxTokens: 8000,
 		Thinking:  &llm.Thinking{Effort: "high"},
+		WebSearch: &llm.WebSearch{MaxUses: 5}, // no cap to send here
 		Tools: []llm.ToolSpec{
 			{Name: "read", Description: "Read a file", InputSchema: json.RawMessage(
 				`{"type":"object","properties":{"path":{"type":"string","description":"file path"}},"required":["path"],"additionalProperties":false}`)},
@@ -51,6 +53,15 @@ func fullRequest() *llm.Request {
 			}},
 			{Role: llm.RoleAssistant, Content: []llm.Block{
 				{Type: llm.BlockThinking, Origin: llm.OriginOpenAIResponses, ItemID: "rs_1", Text: "I should read it.", Signature: "enc-1"},
+				// A search of ours goes back as its item (without the id
+				// the API kept nothing for); Anthropic's is left out.
+				{Type: llm.BlockServerToolUse, ToolUseID: "ws_1", ToolName: "web_search", Input: json.RawMessage(`{"query":"go"}`), Origin: llm.OriginOpenAIResponses},
+				{Type: llm.BlockServerToolResult, ToolUseID: "ws_1", ToolName: "web_search", Origin: llm.OriginOpenAIResponses,
+					Results: []llm.SearchResult{{URL: "https://go.dev/"}},
+					Raw:     json.RawMessage(`{"id":"ws_1","type":"web_search_call","status":"completed","action":{"type":"search","queries":["go"],"query":"go","sources":[{"type":"url","url":"https://go.dev/"}]}}`)},
+				{Type: llm.BlockServerToolUse, ToolUseID: "srvtoolu_1", ToolName: "web_search", Input: json.RawMessage(`{"query":"go"}`), Origin: llm.OriginAnthropic},
+				{Type: llm.BlockServerToolResult, ToolUseID: "srvtoolu_1", ToolName: "web_search", Origin: llm.OriginAnthropic,
+					Raw: json.RawMessage(`{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}`)},
 				{Type: llm.BlockText, Text: "Reading it."},
 				{Type: llm.BlockText, Text: ""}, // dropped: carries nothing
 				{Type: llm.BlockToolUse, ToolUseID: "call_1", ToolName: "read", Input: json.RawMessage(`{"path": "main.go"}`)},
@@ -87,13 +98,14 @@ const fullRequestBody = `{
   "instructions": "You are NovaCode.",
   "max_output_tokens": 8000,
   "reasoning": {"effort": "high", "summary": "auto"},
-  "include": ["reasoning.encrypted_content"],
+  "include": ["reasoning.encrypted_content", "web_search_call.action.sources"],
   "tools": [
     {"type": "function", "name": "read", "description": "Read a file", "strict": false, "parameters":
       {"type": "object", "properties": {"path": {"type": "string", "description": "file path"}}, "required": ["path"], "additionalProperties": false}},
     {"type": "function", "name": "grep", "description": "Search <code> & text", "strict": false, "parameters":
       {"type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]}},
-    {"type": "function", "name": "pwd", "strict": false, "parameters": {"type": "object", "properties": {}}}
+    {"type": "function", "name": "pwd", "strict": false, "parameters": {"type": "object", "properties": {}}},
+    {"type": "web_search"}
   ],
   "input": [
     {"role": "user", "content": [
@@ -101,6 +113,7 @@ const fullRequestBody = `{
       {"type": "input_image", "detail": "auto", "image_url": "data:image/png;base64,iVBORw0KGgo="}
     ]},
     {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "I should read it."}], "encrypted_content": "enc-1"},
+    {"type": "web_search_call", "status": "completed", "action": {"type": "search", "queries": ["go"], "query": "go", "sources": [{"type": "url", "url": "https://go.dev/"}]}},
     {"role": "assistant", "content": "Reading it."},
     {"type": "function_call", "call_id": "call_1", "name": "read", "arguments": "{\"path\": \"main.go\"}"},
     {"type": "function_call", "call_id": "call_2", "name": "grep", "arguments": "{}"},
@@ -401,5 +414,90 @@ func TestOptionsFromEnv(t *testing.T) {
 	want := Options{APIKey: "k", BaseURL: "https://proxy.example/v1"}
 	if diff := cmp.Diff(want, OptionsFromEnv()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// The web_search tool comes after the function tools and asks for the
+// sources of each search, the same bytes on every call.
+func TestWebSearchTool(t *testing.T) {
+	hi := llmtest.Hi("gpt-5").Messages
+	tests := []struct {
+		name           string
+		req            llm.Request
+		tools, include string
+	}{
+		{"alone", llm.Request{WebSearch: &llm.WebSearch{}}, `[{"type":"web_search"}]`, `["web_search_call.action.sources"]`},
+		{"with function tools and reasoning", llm.Request{WebSearch: &llm.WebSearch{}, Thinking: &llm.Thinking{}, Tools: []llm.ToolSpec{{Name: "pwd"}}},
+			`[{"type":"function","name":"pwd","parameters":{"type":"object","properties":{}},"strict":false},{"type":"web_search"}]`,
+			`["reasoning.encrypted_content","web_search_call.action.sources"]`},
+		{"not offered", llm.Request{Tools: []llm.ToolSpec{{Name: "pwd"}}},
+			`[{"type":"function","name":"pwd","parameters":{"type":"object","properties":{}},"strict":false}]`, `null`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.Model, tt.req.Messages = "gpt-5", hi
+			_, body := sendRecorded(t, &tt.req, Options{})
+			var sent struct{ Tools, Include json.RawMessage }
+			if err := json.Unmarshal(body, &sent); err != nil {
+				t.Fatal(err)
+			}
+			if string(sent.Include) == "" {
+				sent.Include = json.RawMessage("null")
+			}
+			if diff := cmp.Diff(tt.tools+tt.include, string(sent.Tools)+string(sent.Include)); diff != "" {
+				t.Errorf("tools and include (-want +got):\n%s", diff)
+			}
+			if _, again := sendRecorded(t, &tt.req, Options{}); string(again) != string(body) {
+				t.Errorf("the request changed between calls: %s", llmtest.FirstDiff(again, body))
+			}
+		})
+	}
+}
+
+// A search goes back on the next call as the item the API sent, less its
+// id, and the cited text as plain assistant text.
+func TestSearchGoesBackAsSent(t *testing.T) {
+	sse, err := os.ReadFile("../testdata/providers/openai-responses/TestOpenAIWebSearch__openai-gpt-4.1__web_search_streaming__0.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(llmtest.SSEHandler(sse))
+	t.Cleanup(srv.Close)
+	events, err := llmtest.Collect(t, newTestClient(t, srv.URL, Options{}).Stream(context.Background(), simpleRequest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &llm.Request{Model: "gpt-4.1", WebSearch: &llm.WebSearch{}, Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "What is the current population of Tokyo? Cite your source."}}},
+		llmtest.Assistant(events),
+	}}
+	_, body := sendRecorded(t, req, Options{})
+	var sent struct {
+		Input []json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	var item struct {
+		Item json.RawMessage `json:"item"`
+	}
+	for _, line := range strings.Split(string(sse), "\n") {
+		if strings.Contains(line, `"response.output_item.done"`) && strings.Contains(line, `"web_search_call"`) {
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &item); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	want := mustJSON(t, item.Item).(map[string]any)
+	delete(want, "id")
+	if len(sent.Input) != 3 {
+		t.Fatalf("input items %s", body)
+	}
+	if diff := cmp.Diff(want, mustJSON(t, sent.Input[1])); diff != "" {
+		t.Errorf("web_search_call sent back (-as the API sent it, less its id +sent):\n%s", diff)
+	}
+	if got := mustJSON(t, sent.Input[2]).(map[string]any); got["role"] != "assistant" || !strings.HasPrefix(got["content"].(string), "Here is the most recent") {
+		t.Errorf("answer sent back as %v", got)
 	}
 }

@@ -20,6 +20,7 @@ const (
 	itemMessage   = "message"
 	itemReasoning = "reasoning"
 	itemFunction  = "function_call"
+	itemSearch    = "web_search_call"
 )
 
 // event is one Responses stream event: the members the normalizer reads of
@@ -37,6 +38,8 @@ type event struct {
 	Delta        wire.Text   `json:"delta"`
 	SummaryIndex int64       `json:"summary_index"`
 	Arguments    wire.Text   `json:"arguments"`
+	// Annotation is output_text.annotation.added's (a url_citation).
+	Annotation *annotation `json:"annotation"`
 	// Code and Message are an error event's.
 	Code    wire.Text `json:"code"`
 	Message wire.Text `json:"message"`
@@ -58,11 +61,12 @@ type response struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// outputItem is an output item: a message, a reasoning item or a function
-// call (and built-in tool calls, which are ignored).
+// outputItem is an output item: a message, a reasoning item, a function
+// call or a web search (other built-in tool calls are ignored).
 type outputItem struct {
 	Type             string    `json:"type"`
 	ID               wire.Text `json:"id"`
+	Status           wire.Text `json:"status"`
 	CallID           wire.Text `json:"call_id"`
 	Name             wire.Text `json:"name"`
 	Arguments        wire.Text `json:"arguments"`
@@ -71,10 +75,33 @@ type outputItem struct {
 		Text wire.Text `json:"text"`
 	} `json:"summary"`
 	Content []struct {
-		Type    string    `json:"type"`
-		Text    wire.Text `json:"text"`
-		Refusal wire.Text `json:"refusal"`
+		Type        string       `json:"type"`
+		Text        wire.Text    `json:"text"`
+		Refusal     wire.Text    `json:"refusal"`
+		Annotations []annotation `json:"annotations"`
 	} `json:"content"`
+	// Action is a web_search_call's: what it did (search, open_page,
+	// find_in_page) and, when include[] asked, the sources it found.
+	Action *searchAction `json:"action"`
+}
+
+type searchAction struct {
+	Type    string      `json:"type"`
+	Query   wire.Text   `json:"query"`
+	Queries []wire.Text `json:"queries"`
+	URL     wire.Text   `json:"url"`
+	Pattern wire.Text   `json:"pattern"`
+	Sources []struct {
+		URL wire.Text `json:"url"`
+	} `json:"sources"`
+}
+
+// annotation is an output_text annotation; only url_citation, a web
+// search's source, is surfaced.
+type annotation struct {
+	Type  string    `json:"type"`
+	URL   wire.Text `json:"url"`
+	Title wire.Text `json:"title"`
 }
 
 type usage struct {
@@ -99,9 +126,10 @@ type normalizer struct {
 	model   string
 	// items are the output items seen so far, in arrival order. A response
 	// has a handful, so a slice searched linearly beats a map.
-	items   []trackedItem
-	calls   int  // function calls announced
-	refusal bool // the model refused (refusal content part)
+	items    []trackedItem
+	calls    int   // function calls announced
+	searches int64 // web searches that ran
+	refusal  bool  // the model refused (refusal content part)
 	// out holds the events of the latest handle call; it is reused from one
 	// event to the next, since most events yield exactly one.
 	out []llm.StreamEvent
@@ -120,6 +148,9 @@ type trackedItem struct {
 	streamed bool
 	done     bool  // finished: ToolCallComplete or the encrypted content emitted
 	summary  int64 // summary_index of the latest summary delta
+	// cited: a citation of the message came as an annotation event, so
+	// the annotations of its final form are not emitted again.
+	cited bool
 }
 
 // handle normalizes one server-sent event for wire.Pump: the events to
@@ -176,11 +207,20 @@ func (n *normalizer) event(ev *event, raw []byte) (bool, error) {
 			n.items = append(n.items, trackedItem{index: ev.OutputIndex, id: string(it.ID), kind: itemFunction, callID: callID, name: string(it.Name)})
 			n.calls++
 			n.emit(llm.ToolCallStart{Index: int(ev.OutputIndex), ID: callID, Name: string(it.Name)})
-		case itemMessage, itemReasoning:
+		case itemMessage, itemReasoning, itemSearch:
 			n.items = append(n.items, trackedItem{index: ev.OutputIndex, id: string(it.ID), kind: it.Type})
 		}
-		// Built-in tool calls (web search, …) are never requested by this
-		// adapter; a server that adds them anyway is ignored.
+		// Other built-in tool calls (file search, …) are never requested
+		// by this adapter; a server that adds them anyway is ignored. A
+		// search is reported once done, with its query (the
+		// web_search_call.* progress events carry nothing more).
+
+	case "response.output_text.annotation.added":
+		if a := ev.Annotation; a != nil && a.Type == "url_citation" && a.URL != "" {
+			// It comes after the text it spans.
+			n.track(ev.OutputIndex, itemMessage, string(ev.ItemID)).cited = true
+			n.emit(llm.Citation{Index: int(ev.OutputIndex), URL: string(a.URL), Title: string(a.Title)})
+		}
 
 	case "response.output_text.delta":
 		if delta != "" {
@@ -236,10 +276,10 @@ func (n *normalizer) event(ev *event, raw []byte) (bool, error) {
 		n.completeCall(it, string(ev.Arguments))
 
 	case "response.output_item.done":
-		n.itemDone(ev.OutputIndex, item)
+		n.itemDone(ev.OutputIndex, item, func() json.RawMessage { return rawMember(raw, "item") })
 
 	case "response.completed":
-		n.finish(r)
+		n.finish(r, raw)
 		stop := llm.StopEndTurn
 		switch {
 		case n.calls > 0:
@@ -247,14 +287,14 @@ func (n *normalizer) event(ev *event, raw []byte) (bool, error) {
 		case n.refusal:
 			stop = llm.StopRefusal
 		}
-		n.emit(llm.StreamEnd{StopReason: stop, Usage: r.usage(), Model: n.model})
+		n.emit(llm.StreamEnd{StopReason: stop, Usage: n.usage(r), Model: n.model})
 		return true, nil
 
 	case "response.incomplete":
 		// The response stopped early but what it produced is valid: it ends
 		// like a completed one, with the reason as its stop reason.
-		n.finish(r)
-		n.emit(llm.StreamEnd{StopReason: incompleteReason(string(r.IncompleteDetails.Reason)), Usage: r.usage(), Model: n.model})
+		n.finish(r, raw)
+		n.emit(llm.StreamEnd{StopReason: incompleteReason(string(r.IncompleteDetails.Reason)), Usage: n.usage(r), Model: n.model})
 		return true, nil
 
 	case "response.failed":
@@ -347,10 +387,19 @@ func (n *normalizer) completeCall(it *trackedItem, args string) {
 
 // itemDone handles a finished output item (output_item.done, or an item of
 // the final response). It completes function calls not yet completed, emits
-// the encrypted content of reasoning, and emits the text of items whose
-// deltas never came (some compatible servers send only finished items).
-func (n *normalizer) itemDone(index int64, item *outputItem) {
+// the encrypted content of reasoning, reports web searches, and emits the
+// text (and citations) of items whose deltas never came (some compatible
+// servers send only finished items). raw returns the item's JSON.
+func (n *normalizer) itemDone(index int64, item *outputItem, raw func() json.RawMessage) {
 	switch item.Type {
+	case itemSearch:
+		it := n.track(index, itemSearch, string(item.ID))
+		if it.done {
+			return
+		}
+		it.done = true
+		n.search(index, item, raw())
+
 	case itemFunction:
 		it := n.item(index, itemFunction, string(item.ID))
 		if it == nil && item.CallID != "" {
@@ -395,39 +444,125 @@ func (n *normalizer) itemDone(index int64, item *outputItem) {
 
 	case itemMessage:
 		it := n.track(index, itemMessage, string(item.ID))
-		if it.streamed {
+		if !it.streamed {
+			it.streamed = true
+			for i := range item.Content {
+				c := &item.Content[i]
+				text := string(c.Text)
+				if c.Type == "refusal" {
+					n.refusal = true
+					text = string(c.Refusal)
+				}
+				if text != "" {
+					n.emit(llm.TextDelta{Index: int(index), Text: text})
+				}
+			}
+		}
+		if it.cited {
 			return
 		}
-		it.streamed = true
+		it.cited = true
 		for i := range item.Content {
-			c := &item.Content[i]
-			text := string(c.Text)
-			if c.Type == "refusal" {
-				n.refusal = true
-				text = string(c.Refusal)
-			}
-			if text != "" {
-				n.emit(llm.TextDelta{Index: int(index), Text: text})
+			for _, a := range item.Content[i].Annotations {
+				if a.Type == "url_citation" && a.URL != "" {
+					n.emit(llm.Citation{Index: int(index), URL: string(a.URL), Title: string(a.Title)})
+				}
 			}
 		}
 	}
 }
 
+// search reports a finished web_search_call: the call (its query, or the
+// page it opened) and its result (the sources' URLs, which come only when
+// include[] asks for them), with the item, which goes back on the next
+// call. A search that did not fail counts as one the API bills.
+func (n *normalizer) search(index int64, item *outputItem, raw json.RawMessage) {
+	var compact bytes.Buffer
+	if json.Compact(&compact, raw) != nil {
+		return // no item to send back: nothing to report either
+	}
+	id := cmp.Or(string(item.ID), fmt.Sprintf("ws_%d", index))
+	a := item.Action
+	if a == nil {
+		a = &searchAction{}
+	}
+	var input any
+	switch a.Type {
+	case "open_page":
+		input = struct {
+			URL string `json:"url"`
+		}{string(a.URL)}
+	case "find_in_page":
+		input = struct {
+			URL     string `json:"url"`
+			Pattern string `json:"pattern"`
+		}{string(a.URL), string(a.Pattern)}
+	default:
+		q := string(a.Query)
+		if q == "" && len(a.Queries) > 0 {
+			q = string(a.Queries[0])
+		}
+		input = struct {
+			Query string `json:"query"`
+		}{q}
+	}
+	in, _ := json.Marshal(input)
+	res := llm.ServerToolResult{Index: int(index), ID: id, Name: "web_search", Raw: compact.Bytes(), Origin: llm.OriginOpenAIResponses}
+	for _, s := range a.Sources {
+		if s.URL != "" {
+			res.Results = append(res.Results, llm.SearchResult{URL: string(s.URL)})
+		}
+	}
+	switch st := string(item.Status); st {
+	case "completed", "":
+		n.searches++
+	case "failed":
+		res.Error = "the search failed"
+	default:
+		res.Error = "the search did not finish (" + st + ")"
+	}
+	n.emit(llm.ServerToolUse{Index: int(index), ID: id, Name: "web_search", Input: in, Origin: llm.OriginOpenAIResponses})
+	n.emit(res)
+}
+
+// rawMember returns the JSON of member key of the JSON object raw.
+func rawMember(raw []byte, key string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m[key]
+}
+
 // finish closes what the final response leaves open: items whose
 // output_item.done never came are taken from the response's output, and
 // function calls still open after that are completed with what streamed.
-func (n *normalizer) finish(r *response) {
+func (n *normalizer) finish(r *response, raw []byte) {
 	if r.Model != "" {
 		n.model = string(r.Model)
 	}
 	for i := range r.Output {
-		n.itemDone(int64(i), &r.Output[i])
+		n.itemDone(int64(i), &r.Output[i], func() json.RawMessage {
+			var out []json.RawMessage
+			_ = json.Unmarshal(rawMember(rawMember(raw, "response"), "output"), &out)
+			if i < len(out) {
+				return out[i]
+			}
+			return nil
+		})
 	}
 	for i := range n.items {
 		if it := &n.items[i]; it.kind == itemFunction && !it.done {
 			n.completeCall(it, "")
 		}
 	}
+}
+
+// usage is the response's usage with the searches that ran.
+func (n *normalizer) usage(r *response) llm.Usage {
+	u := r.usage()
+	u.WebSearchRequests = n.searches
+	return u
 }
 
 // usage normalizes the response's token counts. input_tokens includes the

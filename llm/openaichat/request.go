@@ -124,6 +124,8 @@ func envelope(req *llm.Request, openAI bool) (chatRequest, error) {
 		}
 	}
 
+	// req.WebSearch is not sent: Chat Completions has no web search tool
+	// (OpenAI's search models search unasked), and the caller says so.
 	if len(req.Tools) > 0 {
 		r.Tools = make([]chatTool, len(req.Tools))
 		for i := range req.Tools {
@@ -221,7 +223,7 @@ func appendMessage(out []chatMessage, i int, m *llm.Message, pending []string) (
 				} else {
 					addText(fmt.Sprintf("Result of tool call %s:\n%s", b.ToolUseID, content))
 				}
-			case llm.BlockThinking, llm.BlockRedactedThinking:
+			case llm.BlockThinking, llm.BlockRedactedThinking, llm.BlockServerToolUse, llm.BlockServerToolResult:
 				// Never in a user turn; nothing to send if it were.
 			case llm.BlockToolUse:
 				return fail(fmt.Errorf("block %d: tool_use in a user message", j))
@@ -262,6 +264,10 @@ func appendMessage(out []chatMessage, i int, m *llm.Message, pending []string) (
 				// field for reasoning in input, and the compatible
 				// servers' reasoning_content is rejected or ignored by
 				// most of them. The answer text keeps the conclusions.
+			case llm.BlockServerToolUse, llm.BlockServerToolResult:
+				// Another protocol's web search: Chat Completions has
+				// none, so nothing here can read it. The answer that used
+				// it carries what it found.
 			case llm.BlockImage:
 				// An assistant message cannot carry an image here.
 			case llm.BlockToolResult:

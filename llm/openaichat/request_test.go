@@ -133,6 +133,8 @@ func fullRequest() *llm.Request {
 		System:    "You are NovaCode.",
 		MaxTokens: 8000,
 		Thinking:  &llm.Thinking{Effort: "low"},
+		// Chat Completions has no web search: nothing is sent for it.
+		WebSearch: &llm.WebSearch{MaxUses: 3},
 		Tools: []llm.ToolSpec{
 			{Name: "read", Description: "Read a file", InputSchema: json.RawMessage(
 				`{"type":"object","properties":{"path":{"type":"string","description":"file path"}},"required":["path"],"additionalProperties":false}`)},
@@ -151,6 +153,10 @@ func fullRequest() *llm.Request {
 			{Role: llm.RoleAssistant, Content: []llm.Block{
 				{Type: llm.BlockThinking, Text: "I should read it.", Origin: llm.OriginOpenAIChat},
 				{Type: llm.BlockRedactedThinking, Data: "opaque-redacted", Origin: llm.OriginAnthropic},
+				// Other protocols' web searches: nothing here reads them.
+				{Type: llm.BlockServerToolUse, ToolUseID: "srvtoolu_1", ToolName: "web_search", Input: json.RawMessage(`{"query":"go"}`), Origin: llm.OriginAnthropic},
+				{Type: llm.BlockServerToolResult, ToolUseID: "srvtoolu_1", ToolName: "web_search", Origin: llm.OriginAnthropic,
+					Raw: json.RawMessage(`{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}`)},
 				{Type: llm.BlockText, Text: "Reading it."},
 				{Type: llm.BlockText, Text: ""}, // dropped: carries nothing
 				{Type: llm.BlockText, Text: "Then searching."},
@@ -167,8 +173,11 @@ func fullRequest() *llm.Request {
 				{Type: llm.BlockText, Text: "Continue."},
 			}},
 			{Role: llm.RoleAssistant, Content: []llm.Block{
-				// Only reasoning: nothing is left to send.
+				// Only reasoning and a search: nothing is left to send.
 				{Type: llm.BlockThinking, Text: "Hmm.", Origin: llm.OriginOpenAIChat},
+				{Type: llm.BlockServerToolUse, ToolUseID: "ws_1", ToolName: "web_search", Input: json.RawMessage(`{"query":"go"}`), Origin: llm.OriginOpenAIResponses},
+				{Type: llm.BlockServerToolResult, ToolUseID: "ws_1", ToolName: "web_search", Origin: llm.OriginOpenAIResponses,
+					Raw: json.RawMessage(`{"id":"ws_1","type":"web_search_call","status":"completed","action":{"type":"search","query":"go"}}`)},
 			}},
 			{Role: llm.RoleUser, Content: []llm.Block{
 				{Type: llm.BlockText, Text: "Well?"},

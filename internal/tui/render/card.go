@@ -135,6 +135,10 @@ func keyArg(name string, input json.RawMessage, workDir string, avail int) strin
 		if s, ok := todoSummary(input); ok {
 			return truncate(s, avail)
 		}
+	case "WebSearch":
+		if q := str("query"); q != "" {
+			return truncate(fmt.Sprintf("%q", oneLine(q)), avail)
+		}
 	case "Glob", "Grep":
 		if pat := str("pattern"); pat != "" {
 			s := fmt.Sprintf("pattern: %q", oneLine(pat))

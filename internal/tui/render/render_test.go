@@ -149,6 +149,8 @@ var cards = map[string]Card{
 	"write_diff": {Name: "Write", Input: mustJSON(map[string]any{
 		"file_path": "/repo/notes.txt", "content": numbered(14),
 	}), Duration: 5 * time.Millisecond, Result: "File created successfully"},
+	"websearch_done": {Name: "WebSearch", Input: mustJSON(map[string]any{"query": "go 1.26 release notes"}),
+		Duration: 2100 * time.Millisecond, Result: "Go 1.26 Release Notes — https://go.dev/doc/go1.26\nhttps://go.dev/blog/\nThree — https://3.example/\nFour — https://4.example/\nFive — https://5.example/"},
 	"mcp_other": {Name: "mcp__github__search_issues", Input: mustJSON(map[string]any{
 		"query": "is:open label:bug " + strings.Repeat("very long query ", 10), "per_page": 20,
 	}), Duration: 3 * time.Second, Result: "[]"},

@@ -175,22 +175,33 @@ type snapshot struct {
 }
 
 // snapshotOf copies m. Strings are shared (they cannot change); tool inputs
-// are copied into one buffer, since a caller may rewrite them in place.
+// and server tool blocks' raw JSON are copied into one buffer, and search
+// results into a slice of their own, since a caller may rewrite them in
+// place.
 func snapshotOf(m *llm.Message) snapshot {
 	s := snapshot{role: m.Role, blocks: slices.Clone(m.Content)}
 	n := 0
 	for i := range s.blocks {
-		n += len(s.blocks[i].Input)
+		n += len(s.blocks[i].Input) + len(s.blocks[i].Raw)
+		if r := s.blocks[i].Results; r != nil {
+			s.blocks[i].Results = slices.Clone(r)
+		}
 	}
 	if n == 0 {
 		return s
 	}
 	buf := make([]byte, 0, n)
+	own := func(b []byte) []byte {
+		start := len(buf)
+		buf = append(buf, b...)
+		return buf[start:len(buf):len(buf)]
+	}
 	for i := range s.blocks {
 		if in := s.blocks[i].Input; in != nil {
-			start := len(buf)
-			buf = append(buf, in...)
-			s.blocks[i].Input = buf[start:len(buf):len(buf)]
+			s.blocks[i].Input = own(in)
+		}
+		if raw := s.blocks[i].Raw; raw != nil {
+			s.blocks[i].Raw = own(raw)
 		}
 	}
 	return s
@@ -210,7 +221,8 @@ func (s *snapshot) matches(m *llm.Message) bool {
 			!SameString(a.Origin, b.Origin) || !SameString(a.ItemID, b.ItemID) ||
 			!SameString(a.Data, b.Data) || !SameString(a.MediaType, b.MediaType) ||
 			!SameString(a.ToolUseID, b.ToolUseID) || !SameString(a.ToolName, b.ToolName) ||
-			!SameString(a.Content, b.Content) || !bytes.Equal(a.Input, b.Input) {
+			!SameString(a.Content, b.Content) || !bytes.Equal(a.Input, b.Input) ||
+			!bytes.Equal(a.Raw, b.Raw) || !slices.Equal(a.Results, b.Results) {
 			return false
 		}
 	}
