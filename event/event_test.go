@@ -23,6 +23,9 @@ var samples = []event.Event{
 	event.LoopComplete{Reason: event.ReasonDone, Turns: 2, FinalText: "ok", DurationMS: 10},
 	event.LoopComplete{Reason: event.ReasonError, Error: "boom"},
 	event.NewQuestion(event.Question{Turn: 1, ID: "q1", Question: "Which database?", Options: []string{"Postgres", "SQLite"}}, event.NewAnswerReply()),
+	event.Retry{Turn: 1, Kind: "overloaded", StatusCode: 529, Error: "model call failed (overloaded, HTTP 529)", Retry: 2, MaxRetries: 4, WaitMS: 1100},
+	event.Retry{Turn: 3, Kind: "timeout", Error: "no answer", Retry: 1, MaxRetries: 1},
+	event.Warning{Turn: 2, Message: "could not save Bash(ls) for next time"},
 }
 
 func TestEveryEventMatchesSchema(t *testing.T) {
@@ -42,8 +45,8 @@ func TestEveryEventMatchesSchema(t *testing.T) {
 		}
 		seen[e.Type()] = true
 	}
-	if len(seen) != 11 {
-		t.Errorf("samples cover %d event types, want all 11", len(seen))
+	if len(seen) != 13 {
+		t.Errorf("samples cover %d event types, want all 13", len(seen))
 	}
 }
 
@@ -53,6 +56,9 @@ func TestSchemaRejectsWrongEvents(t *testing.T) {
 		`{"type":"nope","text":"x"}`,
 		`{"type":"loop_complete","reason":"finished","turns":1,"final_text":"","usage":{"input_tokens":0,"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0},"cost_usd":0,"duration_ms":0}`,
 		`{"type":"tool_result","turn":1,"id":"a","name":"b","content":"c","is_error":"no","duration_ms":1}`,
+		`{"type":"retry","turn":1,"kind":"overloaded","error":"x","retry":0,"max_retries":4,"wait_ms":10}`,
+		`{"type":"retry","turn":1,"kind":"overloaded","error":"x","retry":1,"max_retries":4}`,
+		`{"type":"warning","turn":1}`,
 	} {
 		if err := eventtest.ValidateJSON([]byte(bad)); err == nil {
 			t.Errorf("schema accepted %s", bad)
@@ -67,5 +73,25 @@ func TestRespondOnlyOnce(t *testing.T) {
 	pr.Respond(event.Decision{Behavior: event.Deny}) // ignored, does not block
 	if d := <-reply.C(); d.Behavior != event.Allow {
 		t.Fatalf("decision = %+v", d)
+	}
+}
+
+func TestRetryNotice(t *testing.T) {
+	tests := []struct {
+		r    event.Retry
+		want string
+	}{
+		{event.Retry{Kind: "overloaded", StatusCode: 529, Retry: 2, MaxRetries: 4, WaitMS: 1100}, "overloaded (HTTP 529) — retrying in 1.1 s (2/4)"},
+		{event.Retry{Kind: "rate_limit", StatusCode: 429, Retry: 1, MaxRetries: 4, WaitMS: 30_000}, "rate limited (HTTP 429) — retrying in 30 s (1/4)"},
+		{event.Retry{Kind: "timeout", Retry: 1, MaxRetries: 1, WaitMS: 800}, "no answer — retrying in 0.8 s (1/1)"},
+		{event.Retry{Kind: "broken_stream", Retry: 3, MaxRetries: 4, WaitMS: 9_960}, "connection lost — retrying in 10 s (3/4)"},
+		{event.Retry{Kind: "server", StatusCode: 503, Retry: 1, MaxRetries: 2, WaitMS: 12_400}, "server error (HTTP 503) — retrying in 12 s (1/2)"},
+		{event.Retry{Kind: "other", StatusCode: 409, Retry: 1, MaxRetries: 2}, "failed (HTTP 409) — retrying in 0.0 s (1/2)"},
+		{event.Retry{Kind: "some_new_kind", Retry: 1, MaxRetries: 2, WaitMS: 1000}, "some new kind — retrying in 1.0 s (1/2)"},
+	}
+	for _, tc := range tests {
+		if got := tc.r.Notice(); got != tc.want {
+			t.Errorf("%+v: got %q, want %q", tc.r, got, tc.want)
+		}
 	}
 }
