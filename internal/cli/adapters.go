@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"time"
-
 	"github.com/novacode/nova/internal/config"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/anthropic"
@@ -32,15 +28,12 @@ func newAdapter(ep endpoint) adapter {
 }
 
 // newClient wraps the adapter in the retry, timeout and usage-estimate
-// layers every protocol shares. Retries are reported on errOut, since a
-// silent wait looks like a hang.
-func newClient(ep endpoint, s config.Settings, errOut io.Writer) (llm.Client, adapter) {
+// layers every protocol shares. Retries are announced in the stream
+// (llm.Retrying), which the loop turns into retry events for whichever
+// frontend runs: nothing here may write to the terminal the TUI owns.
+func newClient(ep endpoint, s config.Settings) (llm.Client, adapter) {
 	a := newAdapter(ep)
-	p := llm.RetryPolicy{
-		OnRetry: func(attempt int, wait time.Duration, err error) {
-			fmt.Fprintf(errOut, "nova: %v; retrying in %s (retry %d)\n", err, wait.Round(100*time.Millisecond), attempt)
-		},
-	}
+	var p llm.RetryPolicy
 	if s.MaxRetries != nil {
 		p.MaxRetries = *s.MaxRetries
 		if p.MaxRetries == 0 {

@@ -176,8 +176,17 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if opts.Print && trustNotice != "" {
 		fmt.Fprint(opts.IO.ErrOut, prefixed(trustNotice))
 	}
+	// The interactive UI owns the terminal from its first frame to its
+	// last: what print mode writes to standard error before the run (the
+	// settings' and rules' warnings, the sandbox's notes) is collected for
+	// its timeline instead, where it is seen and cannot tear the screen.
+	var notes strings.Builder
+	warnOut := opts.IO.ErrOut
+	if !opts.Print {
+		warnOut = &notes
+	}
 	settings, files := ws.Resolve(trusted)
-	warnSettings(opts.IO.ErrOut, files)
+	warnSettings(warnOut, files)
 	var passEnv []string // from the user's own file only (config.Env)
 	if settings.Env != nil {
 		passEnv = settings.Env.Passthrough
@@ -186,7 +195,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
-	client, source := newClient(ep, settings, opts.IO.ErrOut)
+	client, source := newClient(ep, settings)
 	info := modelInfo(ep.Model, settings)
 
 	// The context window lookup (settings → endpoint → catalog) runs beside
@@ -214,9 +223,6 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 
 	pin := permissionInputs{Mode: opts.PermissionMode, Allow: opts.AllowedTools, Deny: opts.DisallowedTools,
 		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath}
-	if slices.Contains(opts.Debug, "permissions") {
-		pin.DebugLog = opts.IO.ErrOut
-	}
 	reg := tool.NewRegistry(builtin.All()...)
 	reg.Remove(bareNames(opts.DisallowedTools)...)
 
@@ -226,23 +232,31 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	}
 	defer sess.close()
 	sessionID, sessDir := sess.id, sess.files()
+	if slices.Contains(opts.Debug, "permissions") {
+		log, closeLog, err := debugLog(opts, sessDir, &notes)
+		if err != nil {
+			return err
+		}
+		defer closeLog()
+		pin.DebugLog = log
+	}
 	pin.Sandbox = func(additional []string) (*sandbox.Sandbox, error) {
 		return newSandbox(settings, dir, additional, filepath.Join(sessDir, "tmp"))
 	}
-	checker, sb, err := buildChecker(pin, dir, files, opts.IO.ErrOut)
+	checker, sb, err := buildChecker(pin, dir, files, warnOut)
 	if err != nil {
 		return err
 	}
 	defer sb.Close()
 	if n := sb.Notice(); n != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
+		fmt.Fprintf(warnOut, "nova: %s\n", n)
 	}
 	if pin.DebugLog != nil {
 		// What confines commands decides what the rules can let through.
 		fmt.Fprintf(pin.DebugLog, "nova: permission: %s\n", sb.Describe())
 	}
 	if n := sandboxLimits(ctx, sb); n != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
+		fmt.Fprintf(warnOut, "nova: %s\n", n)
 	}
 	env := &tool.Env{Dir: dir, Files: tool.NewFileState(), PassEnv: passEnv}
 	if g := checker.Guard(); g != nil {
@@ -255,7 +269,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		Client: client, Model: ep.Model, Tools: reg,
 		Env:            env,
 		Permissions:    checker,
-		AllowAlways:    rememberAlways(checker, ws, opts.IO.ErrOut),
+		AllowAlways:    rememberAlways(checker, ws),
 		NonInteractive: opts.Print,
 		MaxTurns:       opts.MaxTurns,
 		ModelInfo:      &info,
@@ -267,7 +281,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			return contextinfo.Preamble(ctx, data, dir, time.Now())
 		},
 	}
-	a.Snapshot = sess.snapshotter(func(err error) { fmt.Fprintf(opts.IO.ErrOut, "nova: warning: %v\n", err) })
+	a.Snapshot = sess.snapshotter()
 	if settings.MaxOutputTokens != nil {
 		a.MaxTokens = *settings.MaxOutputTokens
 	}
@@ -287,7 +301,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			sess:        sess,
 			sessionsDir: session.ProjectDir(data, dir),
 			system:      system,
-			notice:      trustNotice,
+			notice:      startNotice(trustNotice, notes.String()),
 		})
 	}
 	conv, err := sess.conversation(ctx, data, dir, system, prompt)
@@ -312,6 +326,37 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		return exitError{code}
 	}
 	return nil
+}
+
+// debugLog is where --debug permissions writes: standard error in print
+// mode; in the interactive UI, whose screen a line on standard error would
+// tear, a file in the session's directory, named in the timeline's first
+// notice (notes).
+func debugLog(opts *RootOptions, sessDir string, notes io.Writer) (io.Writer, func(), error) {
+	if opts.Print {
+		return opts.IO.ErrOut, func() {}, nil
+	}
+	if err := os.MkdirAll(sessDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("--debug: %w", err)
+	}
+	path := filepath.Join(sessDir, "debug.log")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--debug: %w", err)
+	}
+	fmt.Fprintf(notes, "nova: permission decisions are logged to %s\n", path)
+	return f, func() { _ = f.Close() }, nil
+}
+
+// startNotice is what the TUI shows first: the trust notice and the notes
+// print mode would have written to standard error, without its "nova: "
+// prefixes (the timeline is nova's own).
+func startNotice(trust, notes string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(trust+notes, "\n"), "\n") {
+		lines = append(lines, strings.TrimPrefix(l, "nova: "))
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 // stdinGrace is how long a run that already has a prompt waits for piped
