@@ -41,6 +41,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o":
 		m.expanded = !m.expanded
 		return nil
+	case "ctrl+l":
+		// Whatever else wrote to the terminal (another program, a
+		// stray line on standard error) is wiped and every cell drawn
+		// anew: the renderer otherwise redraws only what it changed.
+		return tea.ClearScreen
 	case "pgup":
 		m.scroll += max(1, m.timelineHeight()-1)
 		return nil

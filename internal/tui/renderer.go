@@ -38,6 +38,8 @@ type renderer interface {
 	Thinking(width int, text string, expanded bool) string
 	ToolCard(width int, c card) string
 	Error(width int, msg string) string
+	// Notice renders a retry's wait, or with warn a warning.
+	Notice(width int, msg string, warn bool) string
 	Status(width int, s status) string
 }
 
@@ -101,6 +103,13 @@ func (plainRenderer) ToolCard(width int, c card) string {
 }
 
 func (plainRenderer) Error(width int, msg string) string { return wrap("✗ "+msg, width) }
+
+func (plainRenderer) Notice(width int, msg string, warn bool) string {
+	if warn {
+		return wrap("⚠ "+msg, width)
+	}
+	return wrap("↻ "+msg, width)
+}
 
 func (plainRenderer) Status(width int, s status) string {
 	parts := []string{s.Model, s.Mode}

@@ -36,6 +36,9 @@ func (r themed) ToolCard(width int, c card) string {
 	return render.ToolCard(r.t, width, render.Card(c))
 }
 func (r themed) Error(width int, msg string) string { return render.ErrorLine(r.t, width, msg) }
+func (r themed) Notice(width int, msg string, warn bool) string {
+	return render.NoticeLine(r.t, width, msg, warn)
+}
 func (r themed) Status(width int, s status) string {
 	rs := render.Status{Model: s.Model, Mode: s.Mode, ContextUsed: s.ContextUsed, ContextWindow: s.ContextWindow,
 		InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CacheReadTokens: s.CacheReadTokens,
