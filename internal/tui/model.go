@@ -212,6 +212,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.PasteMsg:
+		msg.Content = normalisePaste(msg.Content)
 		if largePaste(msg.Content) && m.perm == nil && m.ques == nil {
 			m.input.InsertString(m.addPaste(msg.Content))
 			m.updateCompletion()
