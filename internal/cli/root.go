@@ -302,6 +302,8 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			sessionsDir: session.ProjectDir(data, dir),
 			system:      system,
 			notice:      startNotice(trustNotice, notes.String()),
+			window:      knownWindow(settings, info),
+			cwdFlag:     cwdFlag(opts.Cwd, dir),
 		})
 	}
 	conv, err := sess.conversation(ctx, data, dir, system, prompt)
@@ -346,6 +348,23 @@ func debugLog(opts *RootOptions, sessDir string, notes io.Writer) (io.Writer, fu
 	}
 	fmt.Fprintf(notes, "nova: permission decisions are logged to %s\n", path)
 	return f, func() { _ = f.Close() }, nil
+}
+
+// knownWindow is the context window known without asking the endpoint.
+func knownWindow(s config.Settings, info llm.ModelInfo) int {
+	if s.ContextWindow != nil && *s.ContextWindow > 0 {
+		return *s.ContextWindow
+	}
+	return info.ContextWindow
+}
+
+// cwdFlag is the --cwd a command must repeat to reach this workspace's
+// sessions: the absolute workspace when --cwd was given.
+func cwdFlag(flag, dir string) string {
+	if flag == "" {
+		return ""
+	}
+	return dir
 }
 
 // startNotice is what the TUI shows first: the trust notice and the notes

@@ -129,10 +129,13 @@ func (m *Model) slash(text string) tea.Cmd {
 			m.addText(kindError, "/"+name+": wait for the run to finish")
 			return nil
 		}
-		out, err := m.o.Session(m.ctx, name, args)
+		out, past, err := m.o.Session(m.ctx, name, args)
 		if err != nil {
 			m.addText(kindError, "/"+name+": "+err.Error())
 			return nil
+		}
+		if past != nil {
+			m.showPast(past)
 		}
 		m.addText(kindInfo, out)
 	case "exit", "quit":

@@ -110,6 +110,9 @@ func New(o Options) *Model {
 	}
 	m.r, m.bg = newRenderer(o), newRenderer(o)
 	m.resize()
+	if o.Resumed != nil {
+		m.showPast(o.Resumed)
+	}
 	if n := strings.TrimRight(o.Notice, "\n"); n != "" {
 		m.addText(kindInfo, n)
 	}

@@ -507,12 +507,12 @@ func TestQuestionKeys(t *testing.T) {
 
 func TestSessionCommands(t *testing.T) {
 	var got []string
-	m := plainModel(Options{Session: func(ctx context.Context, name, args string) (string, error) {
+	m := plainModel(Options{Session: func(ctx context.Context, name, args string) (string, *Past, error) {
 		got = append(got, name+" "+args)
 		if args == "bad" {
-			return "", errors.New("no such session")
+			return "", nil, errors.New("no such session")
 		}
-		return "done " + name, nil
+		return "done " + name, nil, nil
 	}})
 	defer m.Close()
 	m.submit("/resume abc")

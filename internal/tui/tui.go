@@ -55,8 +55,13 @@ type Options struct {
 	// only clears the screen.
 	Clear func()
 	// Session runs the session commands /resume and /rewind (name without
-	// the slash, and its arguments) and returns what to show. Optional.
-	Session func(ctx context.Context, name, args string) (string, error)
+	// the slash, and its arguments) and returns what to show; a non-nil
+	// Past (the session switched to, the conversation rewound) replaces
+	// the timeline. Optional.
+	Session func(ctx context.Context, name, args string) (string, *Past, error)
+	// Resumed, if set, is the conversation this session continues (nova -c,
+	// --resume): shown first, with its cost and tokens in the status line.
+	Resumed *Past
 	// NoColor and Dark choose the theme.
 	NoColor, Dark bool
 	// DetectTheme asks the terminal for its background colour at start and
@@ -68,9 +73,9 @@ type Options struct {
 	// PassEnv names the credentials !cmd may see, as the Bash tool's
 	// (permission/cmdenv); every other one is withheld.
 	PassEnv []string
-	// Notice, if set, is shown first in the timeline: what the CLI wants
-	// the person to know before anything runs (settings of an untrusted
-	// workspace that were left out).
+	// Notice, if set, is shown first in the timeline (after Resumed): what
+	// the CLI wants the person to know before anything runs (settings of an
+	// untrusted workspace that were left out).
 	Notice string
 }
 
