@@ -1,6 +1,10 @@
 package llm
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // ModelInfo is what the loop needs to know about a model: its limits and
 // prices (USD per million tokens).
@@ -51,6 +55,12 @@ func LookupModel(model string) (ModelInfo, bool) {
 		return DefaultModelInfo, false
 	}
 	return catalog[best], true
+}
+
+// CatalogModels names the models (and model families) the built-in catalog
+// knows, sorted: what a model picker can offer without asking an endpoint.
+func CatalogModels() []string {
+	return slices.Sorted(maps.Keys(catalog))
 }
 
 // Cost is the price in USD of usage u on model info m.

@@ -37,6 +37,10 @@ type interactive struct {
 	window int
 	// cwdFlag is the workspace when --cwd named it, for the resume hint.
 	cwdFlag string
+	// models resolves a model as the CLI does at start (catalog, settings'
+	// prices and output limit, the context window from settings, the
+	// endpoint or the catalog), and lists the ones it knows, for /model.
+	models *modelResolver
 }
 
 // modeCycle is the order Shift+Tab walks; bypassPermissions is only ever
@@ -89,6 +93,8 @@ func runInteractive(ctx context.Context, opts *RootOptions, in interactive) erro
 		PassEnv:     in.passEnv,
 		Notice:      in.notice,
 		Resumed:     resumed,
+		Models:      in.models.known,
+		SetModel:    r.setModel,
 	}
 	err = tui.Run(ctx, o, opts.IO.In, opts.IO.Out)
 	// The alternate screen is gone: what is printed now stays.
@@ -96,6 +102,24 @@ func runInteractive(ctx context.Context, opts *RootOptions, in interactive) erro
 		printResumeHint(opts.IO.Out, in.sessionsDir, id, in.cwdFlag)
 	}
 	return err
+}
+
+// setModel is /model NAME: the agent sends to name from the next run on,
+// with its limits, prices and context window. Under the runner's lock, so
+// never while a run or a compaction uses the agent.
+func (r *tuiRunner) setModel(ctx context.Context, name string) (tui.ModelInfo, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || strings.ContainsAny(name, " \t\n") {
+		return tui.ModelInfo{}, fmt.Errorf("%q is not a model name", name)
+	}
+	info, window := r.in.models.resolve(ctx, name)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a := r.in.agent
+	a.Model, a.ModelInfo = name, &info
+	a.ContextWindow = func() int { return window }
+	r.in.window = window
+	return tui.ModelInfo{Name: name, ContextWindow: window, InputPrice: info.InputPrice, OutputPrice: info.OutputPrice}, nil
 }
 
 // resumable reports the session's id if it holds a conversation to come

@@ -212,7 +212,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		if settings.ContextWindow != nil {
 			configured = *settings.ContextWindow
 		}
-		w, _ := windows.Resolve(lookupCtx, configured, source, ep.Provider+" "+ep.BaseURL, ep.Model)
+		w, _ := windows.Resolve(lookupCtx, configured, source, endpointID(ep), ep.Model)
 		windowCh <- w
 	}()
 	window := sync.OnceValue(func() int { return <-windowCh })
@@ -304,6 +304,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			notice:      startNotice(trustNotice, notes.String()),
 			window:      knownWindow(settings, info),
 			cwdFlag:     cwdFlag(opts.Cwd, dir),
+			models:      &modelResolver{settings: settings, windows: windows, source: source, sourceID: endpointID(ep), current: ep.Model},
 		})
 	}
 	conv, err := sess.conversation(ctx, data, dir, system, prompt)
@@ -349,6 +350,9 @@ func debugLog(opts *RootOptions, sessDir string, notes io.Writer) (io.Writer, fu
 	fmt.Fprintf(notes, "nova: permission decisions are logged to %s\n", path)
 	return f, func() { _ = f.Close() }, nil
 }
+
+// endpointID names the endpoint in the context-window cache.
+func endpointID(ep endpoint) string { return ep.Provider + " " + ep.BaseURL }
 
 // knownWindow is the context window known without asking the endpoint.
 func knownWindow(s config.Settings, info llm.ModelInfo) int {

@@ -36,6 +36,10 @@ type (
 		c   event.Compact
 		err error
 	}
+	modelMsg struct {
+		info ModelInfo
+		err  error
+	}
 )
 
 // Model is the TUI's tea.Model.
@@ -206,6 +210,17 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			out = strings.TrimSpace(out + "\n" + msg.err.Error())
 		}
 		m.addText(kindInfo, "! "+msg.cmd+"\n"+out)
+		return m, nil
+	case modelMsg:
+		if msg.err != nil {
+			m.addText(kindError, "/model: "+msg.err.Error())
+			return m, nil
+		}
+		m.model = msg.info.Name
+		// The status line measures the context the conversation fills
+		// against the new window until the next call reports.
+		m.usage.ContextWindow = msg.info.ContextWindow
+		m.addText(kindInfo, "Model: "+describeModel(msg.info)+" — from the next prompt on")
 		return m, nil
 	case compactMsg:
 		if msg.err != nil {
