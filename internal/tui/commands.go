@@ -139,7 +139,7 @@ func (m *Model) slash(text string) tea.Cmd {
 		for _, n := range user {
 			fmt.Fprintf(&b, "\n  /%-12s (user command)", n)
 		}
-		b.WriteString("\nKeys: enter send · shift+enter newline · esc interrupt · ctrl+o expand · pgup/pgdn scroll · !cmd shell · ctrl+c twice quit")
+		b.WriteString("\nKeys: enter send · shift+enter newline · esc interrupt · ctrl+o expand · pgup/pgdn scroll · !cmd shell · ctrl+l redraw · ctrl+c clear input, twice quit")
 		m.addText(kindInfo, b.String())
 	case "clear":
 		m.blocks, m.scroll, m.cachedFrom = nil, 0, 0

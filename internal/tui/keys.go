@@ -32,6 +32,14 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.ctrlCAt = now
 		m.hint = "press ctrl+c again to exit"
+		if m.input.Value() != "" {
+			// As in a shell: the first ctrl+c throws the line away (the
+			// second, soon after, still quits).
+			m.input.Reset()
+			m.histPos = len(m.history)
+			m.updateCompletion()
+			m.resize()
+		}
 		return nil
 	case "esc":
 		if m.busy {
