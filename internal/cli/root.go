@@ -50,6 +50,9 @@ type RootOptions struct {
 	// TrustWorkspace applies the workspace's settings that need trust for
 	// this run, without asking or remembering.
 	TrustWorkspace bool
+
+	// Suggest are the subcommands a one-word prompt may be a typo of.
+	Suggest []string
 }
 
 // NewCmdRoot builds the root command. runF replaces the behaviour in tests of
@@ -73,9 +76,18 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.ArbitraryArgs,
+		// cobra's own default, which SuggestionsFor (below) does not apply.
+		SuggestionsMinimumDistance: 2,
+		Args:                       cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = strings.Join(args, " ")
+			if len(args) == 1 {
+				// "nova sesions" is a prompt to cobra; said when it
+				// cannot start the TUI, it was likely a subcommand.
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					opts.Suggest = s
+				}
+			}
 			if _, err := printmode.ParseFormat(opts.OutputFormat); err != nil {
 				return err
 			}
@@ -132,8 +144,10 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 
 func runRoot(ctx context.Context, opts *RootOptions) error {
 	prompt := opts.Prompt
-	if !opts.Print && !opts.IO.StdinIsTTY {
-		return errors.New("the interactive UI needs a terminal; for scripts and pipes use print mode: nova -p \"your task\"")
+	if !opts.Print && (!opts.IO.StdinIsTTY || !opts.IO.StdoutIsTTY) {
+		// Before anything else: the TUI would fail deep inside Bubble Tea
+		// ("could not create cancelable reader") or draw into a pipe.
+		return noTerminal(opts)
 	}
 	if opts.Print && !opts.IO.StdinIsTTY {
 		// Piped input is part of the prompt, as in `git diff | nova -p "review"`.
@@ -380,6 +394,25 @@ func startNotice(trust, notes string) string {
 		lines = append(lines, strings.TrimPrefix(l, "nova: "))
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// noTerminal is the error of an interactive run without a terminal: which
+// stream is not one, the subcommand a one-word prompt may have meant, and
+// print mode.
+func noTerminal(opts *RootOptions) error {
+	which := "standard input"
+	if opts.IO.StdinIsTTY {
+		which = "standard output"
+	}
+	msg := fmt.Sprintf("the interactive UI needs a terminal, and %s is not one", which)
+	if len(opts.Suggest) > 0 {
+		msg += fmt.Sprintf("; did you mean nova %s?", opts.Suggest[0])
+	}
+	task := "your task"
+	if opts.Prompt != "" {
+		task = opts.Prompt
+	}
+	return fmt.Errorf("%s; for scripts and pipes use print mode: nova -p %s", msg, shellQuote(task))
 }
 
 // stdinGrace is how long a run that already has a prompt waits for piped
