@@ -3,9 +3,11 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/event"
@@ -81,4 +83,29 @@ func TestCtrlLRedraws(t *testing.T) {
 	if m.input.Value() != "" {
 		t.Errorf("ctrl+l typed %q", m.input.Value())
 	}
+}
+
+// Through the whole program: a run that retries twice, warns and answers
+// leaves one retry line, the warning and the answer, with the prompt and
+// status line in place.
+func TestRetryThroughTheProgram(t *testing.T) {
+	r := &recordingRunner{script: []event.Event{
+		event.Retry{Turn: 1, Kind: "overloaded", StatusCode: 529, Error: "model call failed (overloaded, HTTP 529)", Retry: 1, MaxRetries: 4, WaitMS: 700},
+		event.Retry{Turn: 1, Kind: "rate_limit", StatusCode: 429, Error: "model call failed (rate_limit, HTTP 429)", Retry: 2, MaxRetries: 4, WaitMS: 30_000},
+		event.StreamText{Turn: 1, Text: "Hello after all."},
+		event.Warning{Turn: 1, Message: "could not save Bash(ls) for next time (it holds for this session): permission denied"},
+		event.Usage{Turn: 1, Model: "claude-test", Call: event.TokenCounts{InputTokens: 1200, OutputTokens: 30},
+			Total: event.TokenCounts{InputTokens: 1200, OutputTokens: 30}, CostUSD: 0.0041, ContextWindow: 200000},
+	}}
+	m := New(Options{Runner: r, Model: "claude-test", Mode: "default", NoColor: true, Dark: true})
+	defer m.Close()
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 16))
+	tm.Type("hi")
+	tm.Send(key(tea.KeyEnter))
+	waitFor(t, tm, "permission denied")
+	tm.Type("/exit")
+	tm.Send(key(tea.KeyEnter))
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	final.Close()
+	golden(t, "retry.golden", ansi.Strip(final.Screen()))
 }
