@@ -72,8 +72,10 @@ type Agent struct {
 	// Permissions decides each call; nil allows everything.
 	Permissions PermissionChecker
 	// AllowAlways is called when a person answers "always allow", with the
-	// decision that asked (its Suggest lists the rules to remember).
-	AllowAlways func(call ToolCall, d permission.Decision)
+	// decision that asked (its Suggest lists the rules to remember). An
+	// error (the rules could not be kept for next time) becomes a warning
+	// event; the call runs all the same.
+	AllowAlways func(call ToolCall, d permission.Decision) error
 	// NonInteractive turns every "ask" into a denial at once (print mode:
 	// nobody is there to answer), and every question into a result saying
 	// nobody can answer.
@@ -123,8 +125,10 @@ type Agent struct {
 	// Snapshot, if set, is called right before a tool that changes files
 	// runs, with the resolved paths it may change, so their prior content
 	// can be kept for rewinding. It runs on the tool's goroutine; mutating
-	// tools run one at a time.
-	Snapshot func(turn int, paths []string)
+	// tools run one at a time. An error (some content could not be kept)
+	// becomes a warning event before the call's tool_done; the tool runs
+	// all the same.
+	Snapshot func(turn int, paths []string) error
 
 	// Preamble, if set, returns the context (environment, memory files)
 	// that opens the conversation; compaction puts it back in front of the

@@ -358,7 +358,7 @@ func TestPermissionFlow(t *testing.T) {
 			a.Permissions = permission.NewChecker(permission.ModeDefault, nil, nil)
 			a.NonInteractive = tc.nonInteractive
 			var always []string
-			a.AllowAlways = func(c agent.ToolCall, d permission.Decision) { always = append(always, c.Name) }
+			a.AllowAlways = func(c agent.ToolCall, d permission.Decision) error { always = append(always, c.Name); return nil }
 			conv := agent.NewConversation("s", "", "go")
 			var reqs int
 			var rs []event.ToolResult

@@ -208,7 +208,9 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 		return
 	}
 	if d.Always && r.a.AllowAlways != nil {
-		r.a.AllowAlways(cs.call, cs.decision)
+		if err := r.a.AllowAlways(cs.call, cs.decision); err != nil {
+			r.emit(event.Warning{Turn: r.turn, Message: err.Error()})
+		}
 	}
 	exec.start(cs.task, cs.tool, cs.decision.Paths)
 	r.reportEnded(exec)
@@ -275,6 +277,9 @@ func (r *run) reportEnded(exec *executor) int {
 		var d time.Duration
 		if !tk.started.IsZero() {
 			d = tk.finished.Sub(tk.started)
+		}
+		if tk.snapErr != nil {
+			r.emit(event.Warning{Turn: r.turn, Message: tk.snapErr.Error()})
 		}
 		r.emit(event.ToolDone{Turn: r.turn, ID: tk.call.ID, Name: tk.call.Name, IsError: tk.result.IsError, DurationMS: d.Milliseconds()})
 		r.reportTodos(tk.call.ID)

@@ -135,6 +135,8 @@ func (r *run) compact(ctx context.Context, reason, focus string) error {
 			summary.WriteString(e.Text)
 		case llm.StreamEnd:
 			end = e
+		case llm.Retrying:
+			r.emit(retryEvent(r.turn, e))
 		}
 	}
 	text := strings.TrimSpace(summary.String())

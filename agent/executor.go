@@ -38,7 +38,7 @@ type executor struct {
 	env      *tool.Env
 	now      func() time.Time
 	turn     int
-	snapshot func(turn int, paths []string)
+	snapshot func(turn int, paths []string) error
 	wg       sync.WaitGroup
 	tasks    []*task // every reserved task, in call order (loop goroutine only)
 
@@ -63,6 +63,8 @@ type task struct {
 	finished time.Time
 	// cancelled is set when ctx ended before or while the tool ran.
 	cancelled bool
+	// snapErr is why the files it changes could not all be snapshotted.
+	snapErr error
 }
 
 type taskState int
@@ -73,7 +75,7 @@ const (
 	released
 )
 
-func newExecutor(ctx context.Context, env *tool.Env, now func() time.Time, turn int, snapshot func(int, []string)) *executor {
+func newExecutor(ctx context.Context, env *tool.Env, now func() time.Time, turn int, snapshot func(int, []string) error) *executor {
 	return &executor{ctx: ctx, env: env, now: now, turn: turn, snapshot: snapshot, notify: make(chan struct{}, 1)}
 }
 
@@ -163,7 +165,7 @@ func (x *executor) start(tk *task, t tool.Tool, approved []string) {
 		}
 		if x.snapshot != nil && !t.ReadOnly() && len(approved) > 0 {
 			// Keep what the files held before this tool changes them.
-			x.snapshot(x.turn, approved)
+			tk.snapErr = x.snapshot(x.turn, approved)
 		}
 		tk.started = x.now()
 		ctx := tool.WithCallID(tool.WithApprovedPaths(x.ctx, approved), tk.call.ID)

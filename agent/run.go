@@ -318,6 +318,11 @@ func (r *run) stream(ctx context.Context, req *llm.Request, exec *executor) stre
 			r.emit(event.Citation{Turn: r.turn, URL: e.URL, Title: e.Title, CitedText: e.CitedText})
 		case llm.StreamEnd:
 			s.end, gotEnd = e, true
+		case llm.Retrying:
+			// Nothing of the failed attempt was yielded (llm.WithRetry
+			// retries only before the first event), so the turn so far
+			// is still empty: only a notice.
+			r.emit(retryEvent(r.turn, e))
 		}
 		// Tools that ended while the model kept talking; a pending wake-up
 		// is the cheap check (no lock per delta).
@@ -452,6 +457,20 @@ func (r *run) finalText() string {
 		}
 	}
 	return ""
+}
+
+// retryEvent is the event that tells frontends about a retry's wait.
+func retryEvent(turn int, e llm.Retrying) event.Retry {
+	ev := event.Retry{Turn: max(turn, 1), Kind: string(llm.ErrOther), Retry: e.Attempt, MaxRetries: e.MaxRetries,
+		WaitMS: e.Wait.Milliseconds()}
+	if e.Err != nil {
+		ev.Error = e.Err.Error()
+	}
+	var le *llm.Error
+	if errors.As(e.Err, &le) {
+		ev.Kind, ev.StatusCode = string(le.Kind), le.StatusCode
+	}
+	return ev
 }
 
 func counts(u llm.Usage) event.TokenCounts {

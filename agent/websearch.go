@@ -79,7 +79,9 @@ func (r *run) decideSearch(ctx context.Context) searchState {
 			return searchOff
 		}
 		if d.Always && a.AllowAlways != nil {
-			a.AllowAlways(call, dec)
+			if err := a.AllowAlways(call, dec); err != nil {
+				r.emit(event.Warning{Turn: r.turn, Message: err.Error()})
+			}
 		}
 		return searchOn
 	case <-ctx.Done():

@@ -135,8 +135,9 @@ func TestWebSearchPermission(t *testing.T) {
 			a.NonInteractive = tt.nonInteractive
 			a.Permissions = permission.NewChecker(permission.ModeDefault, tt.allow, tt.deny)
 			var always []string
-			a.AllowAlways = func(call agent.ToolCall, d permission.Decision) {
+			a.AllowAlways = func(call agent.ToolCall, d permission.Decision) error {
 				always = append(always, call.Name+" "+fmt.Sprint(d.Suggest))
+				return nil
 			}
 			conv := agent.NewConversation("s", "", "hi")
 			evs := runAnswering(t, a, conv, tt.answer)

@@ -9,6 +9,8 @@ package event
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -35,6 +37,8 @@ const (
 	TypeTodo              = "todo"
 	TypeWebSearch         = "web_search"
 	TypeCitation          = "citation"
+	TypeRetry             = "retry"
+	TypeWarning           = "warning"
 )
 
 // StreamText is a delta of the model's answer text.
@@ -282,6 +286,63 @@ const (
 	ReasonError     = "error"
 )
 
+// Retry says a model call failed before anything of it was shown and will
+// be sent again after a wait (the retry layer's backoff or the server's
+// Retry-After). Nothing of the failed call was yielded, so a frontend shows
+// it as a notice ("overloaded — retrying in 1.1 s (2/4)") and keeps what
+// it shows of the turn as it is.
+type Retry struct {
+	Turn int `json:"turn"`
+	// Kind is the failure's class: rate_limit, overloaded, server,
+	// timeout, broken_stream, or another llm.ErrorKind.
+	Kind       string `json:"kind"`
+	StatusCode int    `json:"status_code,omitempty"`
+	// Error is the failure as the model call reported it.
+	Error string `json:"error"`
+	// Retry counts the retries of this call (1 for the first) out of
+	// MaxRetries.
+	Retry      int   `json:"retry"`
+	MaxRetries int   `json:"max_retries"`
+	WaitMS     int64 `json:"wait_ms"`
+}
+
+// Notice is the retry as one line for a person: what failed, the wait and
+// the count, e.g. "overloaded — retrying in 1.1 s (2/4)". Every frontend
+// says it in these words.
+func (r Retry) Notice() string {
+	what := strings.ReplaceAll(r.Kind, "_", " ")
+	switch r.Kind {
+	case "rate_limit":
+		what = "rate limited"
+	case "server":
+		what = "server error"
+	case "timeout":
+		what = "no answer"
+	case "broken_stream":
+		what = "connection lost"
+	case "", "other":
+		what = "failed"
+	}
+	if r.StatusCode != 0 {
+		what += fmt.Sprintf(" (HTTP %d)", r.StatusCode)
+	}
+	wait := fmt.Sprintf("%.1f s", float64(r.WaitMS)/1000)
+	// Whole seconds from 10 s on ("9.96" would round to "10.0").
+	if r.WaitMS >= 9_950 {
+		wait = fmt.Sprintf("%d s", (r.WaitMS+500)/1000)
+	}
+	return fmt.Sprintf("%s — retrying in %s (%d/%d)", what, wait, r.Retry, r.MaxRetries)
+}
+
+// Warning is something the person should know that does not stop the run:
+// an "allow always" rule that could not be saved for next time, a file whose
+// content could not be kept for rewinding. Frontends show it as it comes;
+// none of it goes to the model.
+type Warning struct {
+	Turn    int    `json:"turn"`
+	Message string `json:"message"`
+}
+
 // LoopComplete is always the last event.
 type LoopComplete struct {
 	Reason     string        `json:"reason"`
@@ -325,6 +386,8 @@ func (*Question) Type() string          { return TypeQuestion }
 func (Todo) Type() string               { return TypeTodo }
 func (WebSearch) Type() string          { return TypeWebSearch }
 func (Citation) Type() string           { return TypeCitation }
+func (Retry) Type() string              { return TypeRetry }
+func (Warning) Type() string            { return TypeWarning }
 
 // Marshal encodes e as one JSON object whose first field is "type".
 func Marshal(e Event) ([]byte, error) {

@@ -31,6 +31,9 @@ var samples = []event.Event{
 	event.WebSearch{Turn: 2, Status: event.SearchUnavailable, Error: "the endpoint rejected web search"},
 	event.Citation{Turn: 1, URL: "https://go.dev/", Title: "Go", CitedText: "Go is"},
 	event.Usage{Turn: 1, Model: "claude-sonnet-4-5", Call: event.TokenCounts{InputTokens: 5, WebSearchRequests: 1}, Total: event.TokenCounts{InputTokens: 5, WebSearchRequests: 1}, CostUSD: 0.01},
+	event.Retry{Turn: 1, Kind: "overloaded", StatusCode: 529, Error: "model call failed (overloaded, HTTP 529)", Retry: 2, MaxRetries: 4, WaitMS: 1100},
+	event.Retry{Turn: 3, Kind: "timeout", Error: "no answer", Retry: 1, MaxRetries: 1},
+	event.Warning{Turn: 2, Message: "could not save Bash(ls) for next time"},
 }
 
 func TestEveryEventMatchesSchema(t *testing.T) {
@@ -50,8 +53,8 @@ func TestEveryEventMatchesSchema(t *testing.T) {
 		}
 		seen[e.Type()] = true
 	}
-	if len(seen) != 14 {
-		t.Errorf("samples cover %d event types, want all 14", len(seen))
+	if len(seen) != 16 {
+		t.Errorf("samples cover %d event types, want all 16", len(seen))
 	}
 }
 
@@ -65,6 +68,9 @@ func TestSchemaRejectsWrongEvents(t *testing.T) {
 		`{"type":"todo","turn":1,"todos":null}`,
 		`{"type":"web_search","turn":1,"id":"a","query":"q","status":"lost"}`,
 		`{"type":"citation","turn":1}`,
+		`{"type":"retry","turn":1,"kind":"overloaded","error":"x","retry":0,"max_retries":4,"wait_ms":10}`,
+		`{"type":"retry","turn":1,"kind":"overloaded","error":"x","retry":1,"max_retries":4}`,
+		`{"type":"warning","turn":1}`,
 	} {
 		if err := eventtest.ValidateJSON([]byte(bad)); err == nil {
 			t.Errorf("schema accepted %s", bad)
@@ -79,5 +85,25 @@ func TestRespondOnlyOnce(t *testing.T) {
 	pr.Respond(event.Decision{Behavior: event.Deny}) // ignored, does not block
 	if d := <-reply.C(); d.Behavior != event.Allow {
 		t.Fatalf("decision = %+v", d)
+	}
+}
+
+func TestRetryNotice(t *testing.T) {
+	tests := []struct {
+		r    event.Retry
+		want string
+	}{
+		{event.Retry{Kind: "overloaded", StatusCode: 529, Retry: 2, MaxRetries: 4, WaitMS: 1100}, "overloaded (HTTP 529) — retrying in 1.1 s (2/4)"},
+		{event.Retry{Kind: "rate_limit", StatusCode: 429, Retry: 1, MaxRetries: 4, WaitMS: 30_000}, "rate limited (HTTP 429) — retrying in 30 s (1/4)"},
+		{event.Retry{Kind: "timeout", Retry: 1, MaxRetries: 1, WaitMS: 800}, "no answer — retrying in 0.8 s (1/1)"},
+		{event.Retry{Kind: "broken_stream", Retry: 3, MaxRetries: 4, WaitMS: 9_960}, "connection lost — retrying in 10 s (3/4)"},
+		{event.Retry{Kind: "server", StatusCode: 503, Retry: 1, MaxRetries: 2, WaitMS: 12_400}, "server error (HTTP 503) — retrying in 12 s (1/2)"},
+		{event.Retry{Kind: "other", StatusCode: 409, Retry: 1, MaxRetries: 2}, "failed (HTTP 409) — retrying in 0.0 s (1/2)"},
+		{event.Retry{Kind: "some_new_kind", Retry: 1, MaxRetries: 2, WaitMS: 1000}, "some new kind — retrying in 1.0 s (1/2)"},
+	}
+	for _, tc := range tests {
+		if got := tc.r.Notice(); got != tc.want {
+			t.Errorf("%+v: got %q, want %q", tc.r, got, tc.want)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package llm
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // ModelInfo is what the loop needs to know about a model: its limits and
 // prices (USD per million tokens).
@@ -92,6 +96,12 @@ func longestPrefix(m map[string]float64, model string) float64 {
 		}
 	}
 	return v
+}
+
+// CatalogModels names the models (and model families) the built-in catalog
+// knows, sorted: what a model picker can offer without asking an endpoint.
+func CatalogModels() []string {
+	return slices.Sorted(maps.Keys(catalog))
 }
 
 // Cost is the price in USD of usage u on model info m.

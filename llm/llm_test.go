@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -199,5 +200,17 @@ func TestWindowResolverConcurrent(t *testing.T) {
 	wg.Wait()
 	if n := asked.Load(); n < 4 || n > 8 {
 		t.Errorf("endpoint asked %d times for 4 models", n)
+	}
+}
+
+func TestCatalogModels(t *testing.T) {
+	names := CatalogModels()
+	if !slices.IsSorted(names) || !slices.Contains(names, "claude-sonnet-4-5") || !slices.Contains(names, "gpt-5") {
+		t.Fatalf("CatalogModels() = %v", names)
+	}
+	for _, n := range names {
+		if _, ok := LookupModel(n); !ok {
+			t.Errorf("%s is listed but not found", n)
+		}
 	}
 }

@@ -30,8 +30,6 @@ type RetryPolicy struct {
 	// (default 2m). Either expiring ends the attempt with ErrTimeout.
 	FirstEventTimeout time.Duration
 	IdleTimeout       time.Duration
-	// OnRetry, if set, is told about each retry before its wait.
-	OnRetry func(attempt int, wait time.Duration, err error)
 
 	// sleep and jitter are replaced in tests.
 	sleep  func(ctx context.Context, d time.Duration) error
@@ -84,6 +82,13 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // Invariant: a stream is only restarted if it has not yet yielded anything.
 // Once the caller has seen an event, replaying the call would show it the
 // same text twice, so a later failure is returned as it is.
+//
+// Each retry is announced before its wait with a Retrying event: a wait of
+// seconds must not look like a hang, and the caller is the one who knows
+// where to say so (the loop turns it into an event for its frontends). It
+// is not content: Retrying events only ever come before the first event of
+// the attempt that answers, and a failed attempt has yielded nothing. A
+// caller that stops at one ends the call without the wait.
 func WithRetry(c Client, p RetryPolicy) Client {
 	return &retryClient{c: c, p: p.withDefaults()}
 }
@@ -108,8 +113,8 @@ func (r *retryClient) Stream(ctx context.Context, req *Request) iter.Seq2[Stream
 				yield(nil, err)
 				return
 			}
-			if r.p.OnRetry != nil {
-				r.p.OnRetry(attempt+1, wait, err)
+			if !yield(Retrying{Attempt: attempt + 1, MaxRetries: r.p.MaxRetries, Wait: wait, Err: err}, nil) {
+				return
 			}
 			if serr := r.p.sleep(ctx, wait); serr != nil {
 				yield(nil, fmt.Errorf("waiting to retry after %w: %w", err, serr))

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"strings"
 	"sync"
@@ -155,13 +156,64 @@ func TestSilentEndpointTimesOut(t *testing.T) {
 func TestRetryStopsWhenCallerCancels(t *testing.T) {
 	sc := &scriptClient{attempts: []attemptScript{{err: &Error{Kind: ErrOverloaded}}}}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := RetryPolicy{OnRetry: func(int, time.Duration, error) { cancel() }}
+	defer cancel()
 	var err error
-	for _, e := range WithRetry(sc, p).Stream(ctx, &Request{}) {
+	for ev, e := range WithRetry(sc, RetryPolicy{}).Stream(ctx, &Request{}) {
+		if _, ok := ev.(Retrying); ok {
+			cancel() // during the announced wait
+		}
 		err = e
 	}
 	if !errors.Is(err, context.Canceled) || sc.calls != 1 {
 		t.Fatalf("err %v after %d calls", err, sc.calls)
+	}
+}
+
+// Each retry is announced, before its wait and before anything of the
+// attempt that answers; the failed attempts yield nothing else.
+func TestRetryIsAnnounced(t *testing.T) {
+	overloaded := &Error{Kind: ErrOverloaded, StatusCode: 529}
+	rateLimited := &Error{Kind: ErrRateLimit, StatusCode: 429, RetryAfter: 3 * time.Second}
+	sc := &scriptClient{attempts: []attemptScript{{err: overloaded}, {err: rateLimited}, okStream}}
+	var log []string
+	p := RetryPolicy{MaxRetries: 3, jitter: func() float64 { return 0.5 }}
+	p.sleep = func(ctx context.Context, d time.Duration) error { log = append(log, "sleep "+d.String()); return nil }
+	var got []StreamEvent
+	for ev, err := range WithRetry(sc, p).Stream(context.Background(), &Request{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+		log = append(log, fmt.Sprintf("%T", ev))
+	}
+	want := []StreamEvent{
+		Retrying{Attempt: 1, MaxRetries: 3, Wait: 750 * time.Millisecond, Err: overloaded},
+		Retrying{Attempt: 2, MaxRetries: 3, Wait: 3 * time.Second, Err: rateLimited},
+		okStream.events[0], okStream.events[1],
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	wantLog := []string{"llm.Retrying", "sleep 750ms", "llm.Retrying", "sleep 3s", "llm.TextDelta", "llm.StreamEnd"}
+	if diff := cmp.Diff(wantLog, log); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// A consumer that stops at the announcement ends the call: no wait, no
+// second attempt.
+func TestRetryAnnouncementStopsTheCall(t *testing.T) {
+	sc := &scriptClient{attempts: []attemptScript{{err: &Error{Kind: ErrOverloaded}}, okStream}}
+	p := RetryPolicy{}
+	p.sleep = func(context.Context, time.Duration) error { t.Error("slept after the consumer stopped"); return nil }
+	for ev := range WithRetry(sc, p).Stream(context.Background(), &Request{}) {
+		if _, ok := ev.(Retrying); !ok {
+			t.Fatalf("first event %T, want Retrying", ev)
+		}
+		break
+	}
+	if sc.calls != 1 {
+		t.Fatalf("%d calls, want 1", sc.calls)
 	}
 }
 

@@ -1,10 +1,14 @@
 package llm
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // StreamEvent is one normalized event of a model stream. The set is closed:
 // TextDelta, ThinkingDelta, ToolCallStart, ToolCallDelta, ToolCallComplete,
-// ServerToolUse, ServerToolResult, Citation and StreamEnd.
+// ServerToolUse, ServerToolResult, Citation and StreamEnd from the adapters,
+// and Retrying from WithRetry.
 type StreamEvent interface{ isStreamEvent() }
 
 // TextDelta is a piece of answer text. Index is the provider's content-block
@@ -100,6 +104,21 @@ type StreamEnd struct {
 	Model      string
 }
 
+// Retrying says that the call failed before anything of it arrived and will
+// be sent again after Wait. Only WithRetry yields it, never an adapter, and
+// only before the first event of the attempt that answers: it carries
+// nothing of the answer, and a consumer that assembles one skips it.
+type Retrying struct {
+	// Attempt counts the retries: 1 for the first.
+	Attempt int
+	// MaxRetries is how many retries the policy allows in all.
+	MaxRetries int
+	Wait       time.Duration
+	// Err is why the last attempt failed (normally an *Error, whose Kind
+	// says what happened).
+	Err error
+}
+
 func (TextDelta) isStreamEvent()        {}
 func (ThinkingDelta) isStreamEvent()    {}
 func (ToolCallStart) isStreamEvent()    {}
@@ -109,6 +128,7 @@ func (ServerToolUse) isStreamEvent()    {}
 func (ServerToolResult) isStreamEvent() {}
 func (Citation) isStreamEvent()         {}
 func (StreamEnd) isStreamEvent()        {}
+func (Retrying) isStreamEvent()         {}
 
 // StopReason is why the model stopped, normalized across protocols.
 type StopReason string

@@ -36,6 +36,10 @@ type State struct {
 	// Usage and CostUSD are the last running totals.
 	Usage   llm.Usage
 	CostUSD float64
+	// LastCall is the last model call's usage (the difference of the last
+	// two running totals): its prompt is what fills the context window
+	// now, for a resumed session's status line.
+	LastCall llm.Usage
 	// Torn reports that a torn last line was found and skipped.
 	Torn bool
 	// Snapshots holds every snapshot record in file order, rewound turns
@@ -203,7 +207,13 @@ func (st *State) apply(r *Record) {
 		st.Live = append(st.Live, *r)
 	case TypeUsage:
 		if r.Usage != nil {
-			st.Usage = *r.Usage
+			u, prev := *r.Usage, st.Usage
+			st.LastCall = llm.Usage{
+				InputTokens: u.InputTokens - prev.InputTokens, OutputTokens: u.OutputTokens - prev.OutputTokens,
+				CacheReadTokens: u.CacheReadTokens - prev.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens - prev.CacheWriteTokens,
+				Estimated: u.Estimated,
+			}
+			st.Usage = u
 		}
 		st.CostUSD = r.CostUSD
 	case TypeRewind:
@@ -296,6 +306,11 @@ func promptText(m *llm.Message) string {
 	}
 	return strings.Join(parts, "\n")
 }
+
+// PromptText is what a person typed in m: its text without the
+// <system-reminder> sections the loop adds (the preamble among them); ""
+// for a message of tool results or of reminders only.
+func PromptText(m llm.Message) string { return promptText(&m) }
 
 func stripReminders(s string) string {
 	const open, closing = "<system-reminder>", "</system-reminder>"

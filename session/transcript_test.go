@@ -45,6 +45,7 @@ func TestRoundTripEveryRecordType(t *testing.T) {
 		Turns:       2,
 		Usage:       llm.Usage{InputTokens: 250, OutputTokens: 40, CacheReadTokens: 5},
 		CostUSD:     0.025,
+		LastCall:    llm.Usage{InputTokens: 150, OutputTokens: 20},
 		Snapshots:   []session.Record{recs[2], recs[3]},
 		Live:        []session.Record{recs[0], recs[1], recs[2], recs[3], recs[4], recs[6]},
 		FirstPrompt: "fix the bug",
@@ -243,6 +244,19 @@ func TestFirstPromptSkipsRemindersAndToolResults(t *testing.T) {
 		msg(1, results("c0")), msg(1, first), msg(2, user("second"))))
 	if st.FirstPrompt != "rename Foo" {
 		t.Errorf("FirstPrompt = %q", st.FirstPrompt)
+	}
+	for _, tc := range []struct {
+		m    llm.Message
+		want string
+	}{
+		{*first, "rename Foo"},
+		{*results("c0"), ""},
+		{*user("<system-reminder>x</system-reminder>"), ""},
+		{*user("one"), "one"},
+	} {
+		if got := session.PromptText(tc.m); got != tc.want {
+			t.Errorf("PromptText(%v) = %q, want %q", tc.m.Content, got, tc.want)
+		}
 	}
 }
 

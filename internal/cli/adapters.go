@@ -1,11 +1,12 @@
 package cli
 
 import (
-	"fmt"
-	"io"
+	"context"
+	"slices"
 	"time"
 
 	"github.com/novacode/nova/internal/config"
+	"github.com/novacode/nova/internal/tui"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/anthropic"
 	"github.com/novacode/nova/llm/openai"
@@ -32,15 +33,12 @@ func newAdapter(ep endpoint) adapter {
 }
 
 // newClient wraps the adapter in the retry, timeout and usage-estimate
-// layers every protocol shares. Retries are reported on errOut, since a
-// silent wait looks like a hang.
-func newClient(ep endpoint, s config.Settings, errOut io.Writer) (llm.Client, adapter) {
+// layers every protocol shares. Retries are announced in the stream
+// (llm.Retrying), which the loop turns into retry events for whichever
+// frontend runs: nothing here may write to the terminal the TUI owns.
+func newClient(ep endpoint, s config.Settings) (llm.Client, adapter) {
 	a := newAdapter(ep)
-	p := llm.RetryPolicy{
-		OnRetry: func(attempt int, wait time.Duration, err error) {
-			fmt.Fprintf(errOut, "nova: %v; retrying in %s (retry %d)\n", err, wait.Round(100*time.Millisecond), attempt)
-		},
-	}
+	var p llm.RetryPolicy
 	if s.MaxRetries != nil {
 		p.MaxRetries = *s.MaxRetries
 		if p.MaxRetries == 0 {
@@ -85,4 +83,56 @@ func thinkingConfig(s config.Settings, effort string) *llm.Thinking {
 		return &llm.Thinking{BudgetTokens: t.BudgetTokens, Effort: t.Effort}
 	}
 	return nil
+}
+
+// modelResolver resolves models for a session that may switch between
+// them (/model NAME) exactly as the CLI resolves the one it starts with.
+type modelResolver struct {
+	settings config.Settings
+	windows  *llm.WindowResolver
+	source   llm.WindowSource
+	sourceID string // the endpoint's identity in windows' cache
+	current  string // the model the session started with
+}
+
+// lookupTimeout bounds asking the endpoint for a context window; past it
+// the catalog answers.
+const lookupTimeout = 10 * time.Second
+
+// resolve returns model's limits and prices (catalog and settings) and its
+// context window (settings, else the endpoint, else the catalog).
+func (m *modelResolver) resolve(ctx context.Context, model string) (llm.ModelInfo, int) {
+	configured := 0
+	if m.settings.ContextWindow != nil {
+		configured = *m.settings.ContextWindow
+	}
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	w, _ := m.windows.Resolve(ctx, configured, m.source, m.sourceID, model)
+	return modelInfo(model, m.settings), w
+}
+
+// known lists the models /model offers: the catalog's, those the settings
+// price, and the one the session started with, each with what is known
+// without asking the endpoint.
+func (m *modelResolver) known() []tui.ModelInfo {
+	names := llm.CatalogModels()
+	for n := range m.settings.Prices {
+		names = append(names, n)
+	}
+	names = append(names, m.current)
+	slices.Sort(names)
+	var out []tui.ModelInfo
+	for _, n := range slices.Compact(names) {
+		if n == "" {
+			continue
+		}
+		info := modelInfo(n, m.settings)
+		w := info.ContextWindow
+		if m.settings.ContextWindow != nil && *m.settings.ContextWindow > 0 {
+			w = *m.settings.ContextWindow
+		}
+		out = append(out, tui.ModelInfo{Name: n, ContextWindow: w, InputPrice: info.InputPrice, OutputPrice: info.OutputPrice})
+	}
+	return out
 }

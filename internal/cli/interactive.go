@@ -31,6 +31,16 @@ type interactive struct {
 	system          string
 	// notice is shown first: settings of the workspace that were left out.
 	notice string
+	// window is the context window known without asking the endpoint
+	// (settings, else the catalog), for a resumed session's status line
+	// before its first call says better.
+	window int
+	// cwdFlag is the workspace when --cwd named it, for the resume hint.
+	cwdFlag string
+	// models resolves a model as the CLI does at start (catalog, settings'
+	// prices and output limit, the context window from settings, the
+	// endpoint or the catalog), and lists the ones it knows, for /model.
+	models *modelResolver
 }
 
 // modeCycle is the order Shift+Tab walks; bypassPermissions is only ever
@@ -43,6 +53,15 @@ func runInteractive(ctx context.Context, opts *RootOptions, in interactive) erro
 		return err
 	}
 	r := &tuiRunner{in: in}
+	var resumed *tui.Past
+	if st := in.sess.state; st != nil {
+		// The conversation goes on from the transcript; the person sees
+		// it, not an empty screen and $0.
+		r.conv = stateConversation(in.sess.id, in.system, st)
+		if r.conv != nil {
+			resumed = pastOf(st, in.model, in.window)
+		}
+	}
 	o := tui.Options{
 		Runner: r, Model: in.model, Mode: string(in.checker.Mode()),
 		ModeCycle: func() string {
@@ -73,8 +92,45 @@ func runInteractive(ctx context.Context, opts *RootOptions, in interactive) erro
 		FirstPrompt: in.firstPrompt,
 		PassEnv:     in.passEnv,
 		Notice:      in.notice,
+		Resumed:     resumed,
+		Models:      in.models.known,
+		SetModel:    r.setModel,
 	}
-	return tui.Run(ctx, o, opts.IO.In, opts.IO.Out)
+	err = tui.Run(ctx, o, opts.IO.In, opts.IO.Out)
+	// The alternate screen is gone: what is printed now stays.
+	if id, ok := r.resumable(); ok {
+		printResumeHint(opts.IO.Out, in.sessionsDir, id, in.cwdFlag)
+	}
+	return err
+}
+
+// setModel is /model NAME: the agent sends to name from the next run on,
+// with its limits, prices and context window. Under the runner's lock, so
+// never while a run or a compaction uses the agent.
+func (r *tuiRunner) setModel(ctx context.Context, name string) (tui.ModelInfo, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || strings.ContainsAny(name, " \t\n") {
+		return tui.ModelInfo{}, fmt.Errorf("%q is not a model name", name)
+	}
+	info, window := r.in.models.resolve(ctx, name)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a := r.in.agent
+	a.Model, a.ModelInfo = name, &info
+	a.ContextWindow = func() int { return window }
+	r.in.window = window
+	return tui.ModelInfo{Name: name, ContextWindow: window, InputPrice: info.InputPrice, OutputPrice: info.OutputPrice}, nil
+}
+
+// resumable reports the session's id if it holds a conversation to come
+// back to.
+func (r *tuiRunner) resumable() (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conv == nil || len(r.conv.Messages) == 0 {
+		return "", false
+	}
+	return r.in.sess.id, true
 }
 
 // tuiRunner runs one prompt at a time on the session's conversation. The
@@ -122,8 +178,9 @@ type errorString string
 
 func (e errorString) Error() string { return string(e) }
 
-// session runs /resume and /rewind.
-func (r *tuiRunner) session(ctx context.Context, name, args string) (string, error) {
+// session runs /resume and /rewind. The conversation switched to, or
+// rewound, replaces the timeline.
+func (r *tuiRunner) session(ctx context.Context, name, args string) (string, *tui.Past, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.in.sess
@@ -131,7 +188,7 @@ func (r *tuiRunner) session(ctx context.Context, name, args string) (string, err
 	case name == "resume" && args == "":
 		list, err := session.List(r.in.sessionsDir)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		var b strings.Builder
 		b.WriteString("Sessions (newest first; /resume ID to switch):")
@@ -141,11 +198,11 @@ func (r *tuiRunner) session(ctx context.Context, name, args string) (string, err
 			}
 			fmt.Fprintf(&b, "\n  %s  %s  %d turns  %s", info.ID, info.Updated.Local().Format("2006-01-02 15:04"), info.Turns, oneLine(info.FirstPrompt, 40))
 		}
-		return b.String(), nil
+		return b.String(), nil, nil
 	case name == "resume":
 		t, st, err := session.Open(r.in.sessionsDir, args)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		_ = s.rec.t.Close()
 		s.id, s.state, s.resumed = args, st, true
@@ -153,11 +210,12 @@ func (r *tuiRunner) session(ctx context.Context, name, args string) (string, err
 		s.snaps = session.NewSnapshots(r.in.sessionsDir, args)
 		s.snaps.Seen(st.Snapshots)
 		r.conv = stateConversation(args, r.in.system, st)
-		return fmt.Sprintf("Resumed session %s (%d turns). Its earlier messages are in the model's context.", args, st.Turns), nil
+		return fmt.Sprintf("Resumed session %s (%d turns). Its earlier messages are in the model's context.", args, st.Turns),
+			pastOf(st, r.in.agent.Model, r.in.window), nil
 	case name == "rewind":
 		st, err := session.Load(s.rec.t.Path())
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if args == "" {
 			var b strings.Builder
@@ -168,26 +226,27 @@ func (r *tuiRunner) session(ctx context.Context, name, args string) (string, err
 					fmt.Fprintf(&b, "\n       changed %s", f)
 				}
 			}
-			return b.String(), nil
+			return b.String(), nil, nil
 		}
 		n, err := strconv.Atoi(args)
 		if err != nil || n < 1 || n > st.Turns+1 {
-			return "", fmt.Errorf("give a turn between 1 and %d", st.Turns)
+			return "", nil, fmt.Errorf("give a turn between 1 and %d", st.Turns)
 		}
 		plan := session.RewindPlan(st.Snapshots, n)
 		if err := s.snaps.Apply(plan); err != nil {
-			return "", fmt.Errorf("restore files: %w", err)
+			return "", nil, fmt.Errorf("restore files: %w", err)
 		}
 		if err := s.rec.append(session.Record{Type: "rewind", Turn: n}); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if st, err = session.Load(s.rec.t.Path()); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		r.conv = stateConversation(s.id, r.in.system, st)
-		return fmt.Sprintf("Rewound to before turn %d: %d files restored; the conversation continues from there.", n, len(plan)), nil
+		return fmt.Sprintf("Rewound to before turn %d: %d files restored; the conversation continues from there.", n, len(plan)),
+			pastOf(st, r.in.agent.Model, r.in.window), nil
 	}
-	return "", fmt.Errorf("unknown session command %q", name)
+	return "", nil, fmt.Errorf("unknown session command %q", name)
 }
 
 // stateConversation is the conversation a loaded session continues.

@@ -146,8 +146,12 @@ func compact(b []byte) string {
 // workspace's record. Not .novacode/settings.local.json: a repository can
 // ship that file, so its allow rules wait for trust, and the person's own
 // answers must not.
-func rememberAlways(c *permission.Checker, ws *config.Workspace, errOut io.Writer) func(agent.ToolCall, permission.Decision) {
-	return func(call agent.ToolCall, d permission.Decision) {
+//
+// A rule that cannot be saved is the loop's warning event (it holds for the
+// session all the same): every frontend shows it its own way, and none
+// writes to a terminal the TUI owns.
+func rememberAlways(c *permission.Checker, ws *config.Workspace) func(agent.ToolCall, permission.Decision) error {
+	return func(call agent.ToolCall, d permission.Decision) error {
 		var rs []rules.Rule
 		var texts []string
 		for _, s := range d.Suggest {
@@ -157,12 +161,13 @@ func rememberAlways(c *permission.Checker, ws *config.Workspace, errOut io.Write
 			}
 		}
 		if len(rs) == 0 {
-			return
+			return nil
 		}
 		c.AllowAlways(rs...)
 		if err := config.RememberAllow(ws.UserPath, ws.Key, texts); err != nil {
-			fmt.Fprintf(errOut, "nova: could not save %s for next time (it holds for this session): %v\n", strings.Join(texts, ", "), err)
+			return fmt.Errorf("could not save %s for next time (it holds for this session): %w", strings.Join(texts, ", "), err)
 		}
+		return nil
 	}
 }
 

@@ -51,13 +51,11 @@ func TestAllowAlwaysRemembersTheNarrowestRule(t *testing.T) {
 	if d.Behavior != permission.Ask {
 		t.Fatalf("first decision %+v", d)
 	}
-	var errOut bytes.Buffer
-	rememberAlways(c, w, &errOut)(agent.ToolCall{Name: "Bash", Input: call.Input}, d)
+	if err := rememberAlways(c, w)(agent.ToolCall{Name: "Bash", Input: call.Input}, d); err != nil {
+		t.Fatal(err)
+	}
 	if d := c.Check(call); d.Behavior != permission.Allow {
 		t.Fatalf("after always: %+v", d)
-	}
-	if errOut.Len() != 0 {
-		t.Fatalf("warnings: %s", errOut.String())
 	}
 	if data, _ := os.ReadFile(local); strings.Contains(string(data), "npm") {
 		t.Fatalf("the answer went into the workspace:\n%s", data)
@@ -188,4 +186,27 @@ func pathWithout(t *testing.T, names ...string) string {
 		}
 	}
 	return dir
+}
+
+// A rule that cannot be saved still holds for the session, and the failure
+// is returned for the loop's warning event, not written anywhere.
+func TestAllowAlwaysThatCannotBeSaved(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := buildChecker(permissionInputs{Sandboxed: true}, t.TempDir(), nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := permission.Call{Tool: "Bash", Input: json.RawMessage(`{"command":"npm run test"}`)}
+	d := c.Check(call)
+	w := &config.Workspace{Key: "/ws", UserPath: filepath.Join(blocker, "settings.json")}
+	err = rememberAlways(c, w)(agent.ToolCall{Name: "Bash", Input: call.Input}, d)
+	if err == nil || !strings.Contains(err.Error(), "could not save Bash(npm run test) for next time") {
+		t.Fatalf("error = %v", err)
+	}
+	if d := c.Check(call); d.Behavior != permission.Allow {
+		t.Fatalf("the rule does not hold for the session: %+v", d)
+	}
 }

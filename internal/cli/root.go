@@ -52,6 +52,9 @@ type RootOptions struct {
 	TrustWorkspace bool
 	// WebSearch is --web-search: nil when not given.
 	WebSearch *bool
+
+	// Suggest are the subcommands a one-word prompt may be a typo of.
+	Suggest []string
 }
 
 // NewCmdRoot builds the root command. runF replaces the behaviour in tests of
@@ -75,9 +78,18 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.ArbitraryArgs,
+		// cobra's own default, which SuggestionsFor (below) does not apply.
+		SuggestionsMinimumDistance: 2,
+		Args:                       cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = strings.Join(args, " ")
+			if len(args) == 1 {
+				// "nova sesions" is a prompt to cobra; said when it
+				// cannot start the TUI, it was likely a subcommand.
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					opts.Suggest = s
+				}
+			}
 			if _, err := printmode.ParseFormat(opts.OutputFormat); err != nil {
 				return err
 			}
@@ -139,8 +151,10 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 
 func runRoot(ctx context.Context, opts *RootOptions) error {
 	prompt := opts.Prompt
-	if !opts.Print && !opts.IO.StdinIsTTY {
-		return errors.New("the interactive UI needs a terminal; for scripts and pipes use print mode: nova -p \"your task\"")
+	if !opts.Print && (!opts.IO.StdinIsTTY || !opts.IO.StdoutIsTTY) {
+		// Before anything else: the TUI would fail deep inside Bubble Tea
+		// ("could not create cancelable reader") or draw into a pipe.
+		return noTerminal(opts)
 	}
 	if opts.Print && !opts.IO.StdinIsTTY {
 		// Piped input is part of the prompt, as in `git diff | nova -p "review"`.
@@ -183,8 +197,17 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if opts.Print && trustNotice != "" {
 		fmt.Fprint(opts.IO.ErrOut, prefixed(trustNotice))
 	}
+	// The interactive UI owns the terminal from its first frame to its
+	// last: what print mode writes to standard error before the run (the
+	// settings' and rules' warnings, the sandbox's notes) is collected for
+	// its timeline instead, where it is seen and cannot tear the screen.
+	var notes strings.Builder
+	warnOut := opts.IO.ErrOut
+	if !opts.Print {
+		warnOut = &notes
+	}
 	settings, files := ws.Resolve(trusted)
-	warnSettings(opts.IO.ErrOut, files)
+	warnSettings(warnOut, files)
 	var passEnv []string // from the user's own file only (config.Env)
 	if settings.Env != nil {
 		passEnv = settings.Env.Passthrough
@@ -193,7 +216,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
-	client, source := newClient(ep, settings, opts.IO.ErrOut)
+	client, source := newClient(ep, settings)
 	info := modelInfo(ep.Model, settings)
 	webSearch, askSearch, searchNotice := webSearchFor(opts.WebSearch, settings, ep.Provider)
 
@@ -211,7 +234,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		if settings.ContextWindow != nil {
 			configured = *settings.ContextWindow
 		}
-		w, _ := windows.Resolve(lookupCtx, configured, source, ep.Provider+" "+ep.BaseURL, ep.Model)
+		w, _ := windows.Resolve(lookupCtx, configured, source, endpointID(ep), ep.Model)
 		windowCh <- w
 	}()
 	window := sync.OnceValue(func() int { return <-windowCh })
@@ -222,9 +245,6 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 
 	pin := permissionInputs{Mode: opts.PermissionMode, Allow: opts.AllowedTools, Deny: opts.DisallowedTools,
 		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath}
-	if slices.Contains(opts.Debug, "permissions") {
-		pin.DebugLog = opts.IO.ErrOut
-	}
 	reg := tool.NewRegistry(builtin.All()...)
 	reg.Remove(bareNames(opts.DisallowedTools)...)
 
@@ -234,28 +254,36 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	}
 	defer sess.close()
 	sessionID, sessDir := sess.id, sess.files()
+	if slices.Contains(opts.Debug, "permissions") {
+		log, closeLog, err := debugLog(opts, sessDir, &notes)
+		if err != nil {
+			return err
+		}
+		defer closeLog()
+		pin.DebugLog = log
+	}
 	pin.Sandbox = func(additional []string) (*sandbox.Sandbox, error) {
 		return newSandbox(settings, dir, additional, filepath.Join(sessDir, "tmp"))
 	}
-	checker, sb, err := buildChecker(pin, dir, files, opts.IO.ErrOut)
+	checker, sb, err := buildChecker(pin, dir, files, warnOut)
 	if err != nil {
 		return err
 	}
 	defer sb.Close()
 	if n := sb.Notice(); n != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
+		fmt.Fprintf(warnOut, "nova: %s\n", n)
 	}
 	if pin.DebugLog != nil {
 		// What confines commands decides what the rules can let through.
 		fmt.Fprintf(pin.DebugLog, "nova: permission: %s\n", sb.Describe())
 	}
 	if n := sandboxLimits(ctx, sb); n != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
+		fmt.Fprintf(warnOut, "nova: %s\n", n)
 	}
 	env := &tool.Env{Dir: dir, Files: tool.NewFileState(), PassEnv: passEnv,
 		Web: checker, Todos: new(tool.TodoList),
 		AskModel: askModel(func() llm.Client {
-			c, _ := newClient(ep, settings, opts.IO.ErrOut)
+			c, _ := newClient(ep, settings)
 			return c
 		}, smallModel(ep)),
 	}
@@ -269,7 +297,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		Client: client, Model: ep.Model, Tools: reg,
 		Env:            env,
 		Permissions:    checker,
-		AllowAlways:    rememberAlways(checker, ws, opts.IO.ErrOut),
+		AllowAlways:    rememberAlways(checker, ws),
 		NonInteractive: opts.Print,
 		MaxTurns:       opts.MaxTurns,
 		ModelInfo:      &info,
@@ -283,7 +311,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			return contextinfo.Preamble(ctx, data, dir, time.Now())
 		},
 	}
-	a.Snapshot = sess.snapshotter(func(err error) { fmt.Fprintf(opts.IO.ErrOut, "nova: warning: %v\n", err) })
+	a.Snapshot = sess.snapshotter()
 	if settings.MaxOutputTokens != nil {
 		a.MaxTokens = *settings.MaxOutputTokens
 	}
@@ -303,7 +331,10 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			sess:        sess,
 			sessionsDir: session.ProjectDir(data, dir),
 			system:      system,
-			notice:      joinNotices(trustNotice, searchNotice),
+			notice:      startNotice(joinNotices(trustNotice, searchNotice), notes.String()),
+			window:      knownWindow(settings, info),
+			cwdFlag:     cwdFlag(opts.Cwd, dir),
+			models:      &modelResolver{settings: settings, windows: windows, source: source, sourceID: endpointID(ep), current: ep.Model},
 		})
 	}
 	if n := joinNotices(searchNotice, printSearchNotice(webSearch, askSearch, checker)); n != "" {
@@ -331,6 +362,76 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		return exitError{code}
 	}
 	return nil
+}
+
+// debugLog is where --debug permissions writes: standard error in print
+// mode; in the interactive UI, whose screen a line on standard error would
+// tear, a file in the session's directory, named in the timeline's first
+// notice (notes).
+func debugLog(opts *RootOptions, sessDir string, notes io.Writer) (io.Writer, func(), error) {
+	if opts.Print {
+		return opts.IO.ErrOut, func() {}, nil
+	}
+	if err := os.MkdirAll(sessDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("--debug: %w", err)
+	}
+	path := filepath.Join(sessDir, "debug.log")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--debug: %w", err)
+	}
+	fmt.Fprintf(notes, "nova: permission decisions are logged to %s\n", path)
+	return f, func() { _ = f.Close() }, nil
+}
+
+// endpointID names the endpoint in the context-window cache.
+func endpointID(ep endpoint) string { return ep.Provider + " " + ep.BaseURL }
+
+// knownWindow is the context window known without asking the endpoint.
+func knownWindow(s config.Settings, info llm.ModelInfo) int {
+	if s.ContextWindow != nil && *s.ContextWindow > 0 {
+		return *s.ContextWindow
+	}
+	return info.ContextWindow
+}
+
+// cwdFlag is the --cwd a command must repeat to reach this workspace's
+// sessions: the absolute workspace when --cwd was given.
+func cwdFlag(flag, dir string) string {
+	if flag == "" {
+		return ""
+	}
+	return dir
+}
+
+// startNotice is what the TUI shows first: the trust notice and the notes
+// print mode would have written to standard error, without its "nova: "
+// prefixes (the timeline is nova's own).
+func startNotice(trust, notes string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(trust+notes, "\n"), "\n") {
+		lines = append(lines, strings.TrimPrefix(l, "nova: "))
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// noTerminal is the error of an interactive run without a terminal: which
+// stream is not one, the subcommand a one-word prompt may have meant, and
+// print mode.
+func noTerminal(opts *RootOptions) error {
+	which := "standard input"
+	if opts.IO.StdinIsTTY {
+		which = "standard output"
+	}
+	msg := fmt.Sprintf("the interactive UI needs a terminal, and %s is not one", which)
+	if len(opts.Suggest) > 0 {
+		msg += fmt.Sprintf("; did you mean nova %s?", opts.Suggest[0])
+	}
+	task := "your task"
+	if opts.Prompt != "" {
+		task = opts.Prompt
+	}
+	return fmt.Errorf("%s; for scripts and pipes use print mode: nova -p %s", msg, shellQuote(task))
 }
 
 // stdinGrace is how long a run that already has a prompt waits for piped

@@ -121,6 +121,41 @@ func TestUserErrorsAreOneLine(t *testing.T) {
 	}
 }
 
+// Without a terminal on standard input or output the TUI does not start:
+// one line says which is missing, what a one-word prompt may have meant,
+// and how to run the task in print mode; the exit code is 1.
+func TestInteractiveNeedsATerminal(t *testing.T) {
+	tests := []struct {
+		name          string
+		args          []string
+		stdin, stdout bool
+		want          string
+	}{
+		{"stdin", []string{"fix the build"}, false, true,
+			"nova: the interactive UI needs a terminal, and standard input is not one; for scripts and pipes use print mode: nova -p 'fix the build'\n"},
+		{"stdout", []string{}, true, false,
+			"nova: the interactive UI needs a terminal, and standard output is not one; for scripts and pipes use print mode: nova -p 'your task'\n"},
+		{"a mistyped subcommand", []string{"sesions"}, false, true,
+			"nova: the interactive UI needs a terminal, and standard input is not one; did you mean nova sessions?; for scripts and pipes use print mode: nova -p sesions\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("NOVA_HOME", t.TempDir())
+			ios, _, out, errOut := iostreams.Test()
+			ios.StdinIsTTY, ios.StdoutIsTTY = tc.stdin, tc.stdout
+			if code := Run(context.Background(), ios, tc.args); code != 1 {
+				t.Fatalf("exit %d", code)
+			}
+			if diff := cmp.Diff(tc.want, errOut.String()); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout = %q", out)
+			}
+		})
+	}
+}
+
 func TestReadPiped(t *testing.T) {
 	got, err := readPiped(strings.NewReader("diff --git a b\n"), true, time.Second)
 	if err != nil || got != "diff --git a b\n" {

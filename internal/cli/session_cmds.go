@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,7 +209,7 @@ func extractMemory(ctx context.Context, client llm.Client, model, dir string, hi
 			break
 		}
 	}
-	x := &contextinfo.Extractor{Client: client, Model: model, Path: filepath.Join(root, "NOVA.md")}
+	x := &contextinfo.Extractor{Client: retryLines{client, errOut}, Model: model, Path: filepath.Join(root, "NOVA.md")}
 	facts, err := x.Propose(ctx, history)
 	if err != nil {
 		fmt.Fprintf(errOut, "nova: memory extraction failed: %v\n", err)
@@ -224,6 +225,27 @@ func extractMemory(ctx context.Context, client llm.Client, model, dir string, hi
 	fmt.Fprintf(errOut, "nova: added to %s:\n", x.Path)
 	for _, f := range facts {
 		fmt.Fprintf(errOut, "  - %s\n", f)
+	}
+}
+
+// retryLines passes a client's streams through and says each retry on w:
+// for the model calls outside the loop (memory extraction, after a print-mode
+// run), whose retries no event carries.
+type retryLines struct {
+	c llm.Client
+	w io.Writer
+}
+
+func (r retryLines) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
+	return func(yield func(llm.StreamEvent, error) bool) {
+		for ev, err := range r.c.Stream(ctx, req) {
+			if re, ok := ev.(llm.Retrying); ok {
+				fmt.Fprintf(r.w, "nova: memory extraction: %v; retrying in %.1f s (%d/%d)\n", re.Err, re.Wait.Seconds(), re.Attempt, re.MaxRetries)
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -132,22 +133,26 @@ func (s *openedSession) conversation(ctx context.Context, data, workspace, syste
 }
 
 // snapshotter records the prior content of files a tool is about to change.
-func (s *openedSession) snapshotter(errOut func(error)) func(turn int, paths []string) {
-	return func(turn int, paths []string) {
+// What it could not keep is returned, for the loop's warning event; the
+// other paths are kept all the same.
+func (s *openedSession) snapshotter() func(turn int, paths []string) error {
+	return func(turn int, paths []string) error {
+		var errs []error
 		for _, p := range paths {
 			if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
 				continue // directories, links, devices: only file contents are kept
 			}
 			rec, ok, err := s.snaps.Save(turn, p)
 			if err != nil {
-				errOut(fmt.Errorf("snapshot %s: %w", p, err))
+				errs = append(errs, fmt.Errorf("snapshot %s (a rewind cannot restore it): %w", p, err))
 				continue
 			}
 			if ok {
 				if err := s.rec.append(rec); err != nil {
-					errOut(fmt.Errorf("record snapshot of %s: %w", p, err))
+					errs = append(errs, fmt.Errorf("record snapshot of %s: %w", p, err))
 				}
 			}
 		}
+		return errors.Join(errs...)
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"io"
 	"strings"
 	"testing"
 
@@ -50,7 +49,7 @@ func TestAskModel(t *testing.T) {
 			made := 0
 			ask := askModel(func() llm.Client {
 				made++
-				c, _ := newClient(endpoint{Provider: provider, APIKey: "k", BaseURL: base, Model: "claude-sonnet-4-5"}, config.Settings{}, io.Discard)
+				c, _ := newClient(endpoint{Provider: provider, APIKey: "k", BaseURL: base, Model: "claude-sonnet-4-5"}, config.Settings{})
 				return c
 			}, "claude-haiku-4-5")
 			if made != 0 {
@@ -79,7 +78,7 @@ func TestAskModel(t *testing.T) {
 
 	srv := llmtest.NewServer(llmtest.Turn{Status: 400})
 	defer srv.Close()
-	client, _ := newClient(endpoint{Provider: providerAnthropic, APIKey: "k", BaseURL: srv.URL, Model: "m"}, config.Settings{}, io.Discard)
+	client, _ := newClient(endpoint{Provider: providerAnthropic, APIKey: "k", BaseURL: srv.URL, Model: "m"}, config.Settings{})
 	if _, err := askModel(func() llm.Client { return client }, "m")(context.Background(), "p"); err == nil {
 		t.Error("an error response gave no error")
 	}

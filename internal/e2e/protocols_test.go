@@ -3,6 +3,8 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -282,12 +284,14 @@ func TestFaultsEveryProtocol(t *testing.T) {
 		wantCode  int
 		wantCalls int
 		wantErr   string // in the result's error; "" = success
-		stderr    string
+		// retry is the retry event's kind, wait its wait_ms (-1: any).
+		retry string
+		wait  float64
 	}{
 		{name: "429 with Retry-After is retried", turns: []llmtest.Turn{{Status: 429, RetryAfter: "1"}, ok},
-			wantCalls: 2, stderr: "retrying in 1s"},
+			wantCalls: 2, retry: "rate_limit", wait: 1000},
 		{name: "overloaded is retried", turns: []llmtest.Turn{{Status: 529}, ok},
-			settings: `{"maxRetries": 2}`, wantCalls: 2, stderr: "retrying"},
+			settings: `{"maxRetries": 2}`, wantCalls: 2, retry: "overloaded", wait: -1},
 		{name: "auth error is not retried", turns: []llmtest.Turn{{Status: 401}, ok},
 			wantCode: 1, wantCalls: 1, wantErr: "authentication"},
 		{name: "stream cut mid tool call", turns: []llmtest.Turn{{Blocks: []llmtest.Block{
@@ -331,14 +335,45 @@ func TestFaultsEveryProtocol(t *testing.T) {
 				} else if r.Result.Subtype != "error_during_execution" || !strings.Contains(r.Result.Error, tc.wantErr) {
 					t.Errorf("result %+v, want error containing %q", r.Result, tc.wantErr)
 				}
-				if tc.stderr != "" && !strings.Contains(r.Stderr, tc.stderr) {
-					t.Errorf("stderr %q, want it to mention %q", r.Stderr, tc.stderr)
+				// A retry is a stream-json event before anything of the
+				// answer, and no stderr line.
+				retries := r.byType("retry")
+				switch {
+				case tc.retry == "" && len(retries) != 0:
+					t.Errorf("retry events %v, want none", retries)
+				case tc.retry != "" && (len(retries) != 1 || retries[0]["kind"] != tc.retry || r.Events[0] != "retry" ||
+					(tc.wait >= 0 && retries[0]["wait_ms"] != tc.wait)):
+					t.Errorf("retry events %v (events %v), want one of kind %s first", retries, r.Events, tc.retry)
+				}
+				if strings.Contains(r.Stderr, "retrying") {
+					t.Errorf("stderr %q: stream-json carries retries as events", r.Stderr)
 				}
 				if strings.Contains(r.Stderr, "goroutine ") || strings.Contains(r.Stderr, "panic") {
 					t.Errorf("stderr shows a crash:\n%s", r.Stderr)
 				}
 			})
 		}
+	}
+}
+
+// In text mode a retry is a line on standard error (where it harms nothing
+// and says why the answer is late); standard output is the answer alone.
+func TestRetryInTextMode(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Turn{Status: 529}, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Recovered.")}})
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := novaCmd(t, ctx, srv, "", "--output-format", "text", "go")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\nstderr: %s", err, stderr.String())
+	}
+	if got := stdout.String(); got != "Recovered.\n" {
+		t.Errorf("stdout = %q", got)
+	}
+	if got := stderr.String(); !strings.HasPrefix(got, "nova: overloaded (HTTP 529) — retrying in ") || !strings.Contains(got, "(1/4): model call failed (overloaded, HTTP 529)") || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr = %q, want one retry line", got)
 	}
 }
 

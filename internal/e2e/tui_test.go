@@ -30,6 +30,19 @@ func (s *tmuxSession) run(args ...string) string {
 
 func (s *tmuxSession) screen() string { return s.run("capture-pane", "-t", s.name, "-p") }
 
+// needTmux skips a test that drives a terminal where tmux is missing, but
+// fails it under CI=true: CI installs tmux (.ci/run), and a skip there
+// would hide that the terminal tests never ran.
+func needTmux(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is not installed, and CI must run the terminal tests (.ci/run installs it)")
+		}
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+}
+
 // waitFor polls the screen until it shows want (a hang guard, not a timing
 // assertion).
 func (s *tmuxSession) waitFor(want string) string {
@@ -51,9 +64,7 @@ func (s *tmuxSession) waitFor(want string) string {
 // streams in, a permission dialog is answered, the tool runs and the final
 // screen shows the rendered result.
 func TestTUIInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
+	needTmux(t)
 	ws := t.TempDir()
 	for _, f := range []string{"alpha.go", "beta.go"} {
 		if err := os.WriteFile(filepath.Join(ws, f), nil, 0o644); err != nil {
@@ -116,9 +127,7 @@ func TestTUIInTmux(t *testing.T) {
 // /rewind and /resume in the TUI: a Write made in the session is undone,
 // and an earlier print-mode session can be resumed.
 func TestTUISessionCommands(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
+	needTmux(t)
 	ws, home := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("original\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -155,9 +164,7 @@ func TestTUISessionCommands(t *testing.T) {
 // known colour: with a white background the input line is drawn exactly as
 // with NOVA_THEME=light, with a black one as with NOVA_THEME=dark.
 func TestTUIThemeFollowsTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
+	needTmux(t)
 	inputLine := func(name, bg, theme string) string {
 		conf := filepath.Join(t.TempDir(), "tmux.conf")
 		if err := os.WriteFile(conf, []byte(fmt.Sprintf("set -g window-style 'bg=%s'\n", bg)), 0o644); err != nil {
@@ -201,9 +208,7 @@ func TestTUIThemeFollowsTerminal(t *testing.T) {
 // (Only something drawing while idle can make this fail; a slow machine
 // cannot.)
 func TestTUIIdleWritesNothing(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
+	needTmux(t)
 	srv := llmtest.NewServer(llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Done with **that**.")}})
 	defer srv.Close()
 	s := &tmuxSession{t: t, name: fmt.Sprintf("nova-e2e-idle-%d", os.Getpid())}

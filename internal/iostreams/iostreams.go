@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"io"
 	"os"
+
+	"github.com/charmbracelet/x/term"
 )
 
 // IOStreams are a command's standard streams.
@@ -13,22 +15,28 @@ type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
-	// StdinIsTTY reports whether In is an interactive terminal.
-	StdinIsTTY bool
+	// StdinIsTTY and StdoutIsTTY report whether In and Out are interactive
+	// terminals.
+	StdinIsTTY  bool
+	StdoutIsTTY bool
 }
 
 // System returns the process's streams.
 func System() *IOStreams {
-	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, StdinIsTTY: isTerminal(os.Stdin)}
+	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		StdinIsTTY: isTerminal(os.Stdin), StdoutIsTTY: isTerminal(os.Stdout)}
 }
 
 // Test returns streams backed by buffers: input, output, error output.
+// They claim to be terminals, as the interactive paths expect.
 func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
-	return &IOStreams{In: in, Out: out, ErrOut: errOut, StdinIsTTY: true}, in, out, errOut
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, StdinIsTTY: true, StdoutIsTTY: true}, in, out, errOut
 }
 
+// isTerminal asks the terminal driver, not the file mode: /dev/null is a
+// character device too, and `nova < /dev/null` must not be taken for a
+// terminal (the TUI would fail to put it in raw mode).
 func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(f.Fd())
 }

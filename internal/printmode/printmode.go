@@ -146,6 +146,17 @@ func (p *Printer) Handle(e event.Event) error {
 	case event.LoopComplete:
 		r := p.resultOf(e)
 		p.result = &r
+	case event.Retry:
+		// stream-json carries it as an event line; the other formats keep
+		// standard output for the answer, and a wait must not look like a
+		// hang.
+		if p.format != FormatStreamJSON {
+			fmt.Fprintf(p.errOut, "nova: %s: %s\n", e.Notice(), e.Error)
+		}
+	case event.Warning:
+		if p.format != FormatStreamJSON {
+			fmt.Fprintf(p.errOut, "nova: warning: %s\n", e.Message)
+		}
 	}
 	if p.format == FormatStreamJSON {
 		b, err := event.Marshal(e)

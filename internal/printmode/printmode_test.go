@@ -167,3 +167,52 @@ func TestWebSearch(t *testing.T) {
 		t.Errorf("result of a run without searches: %s", out)
 	}
 }
+
+// Retries and warnings: an event line in stream-json, a line on standard
+// error otherwise; standard output keeps only the answer (or the result).
+func TestNoticesGoToStderrOutsideStreamJSON(t *testing.T) {
+	notices := []event.Event{
+		event.Retry{Turn: 1, Kind: "overloaded", StatusCode: 529, Error: "model call failed (overloaded, HTTP 529)", Retry: 1, MaxRetries: 4, WaitMS: 1100},
+		event.Warning{Turn: 1, Message: "could not save Bash(ls) for next time"},
+		event.StreamText{Turn: 1, Text: "done"},
+		event.LoopComplete{Reason: event.ReasonDone, Turns: 1, FinalText: "done"},
+	}
+	const lines = "nova: overloaded (HTTP 529) — retrying in 1.1 s (1/4): model call failed (overloaded, HTTP 529)\n" +
+		"nova: warning: could not save Bash(ls) for next time\n"
+	tests := []struct {
+		format     Format
+		wantStderr string
+		wantTypes  []string // of the stdout lines, stream-json only
+	}{
+		{FormatText, lines, nil},
+		{FormatJSON, lines, nil},
+		{FormatStreamJSON, "", []string{"retry", "warning", "stream_text", "loop_complete", "result"}},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.format), func(t *testing.T) {
+			out, errOut, code := run(t, tc.format, notices...)
+			if code != ExitOK {
+				t.Fatalf("exit %d", code)
+			}
+			if diff := cmp.Diff(tc.wantStderr, errOut); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
+			if tc.format == FormatText && out != "done\n" {
+				t.Errorf("stdout = %q", out)
+			}
+			if tc.wantTypes != nil {
+				var types []string
+				for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+					var head struct{ Type string }
+					if err := json.Unmarshal([]byte(l), &head); err != nil {
+						t.Fatalf("%v: %s", err, l)
+					}
+					types = append(types, head.Type)
+				}
+				if diff := cmp.Diff(tc.wantTypes, types); diff != "" {
+					t.Errorf("stdout lines (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}

@@ -17,6 +17,8 @@ const (
 	kindTool
 	kindError
 	kindInfo
+	kindRetry   // a model call being retried (event.Retry)
+	kindWarning // event.Warning
 )
 
 // block is one entry of the timeline. Its rendering is cached per width and
@@ -86,6 +88,8 @@ func (b *block) render(r renderer, width int, expanded bool, now time.Time) stri
 			Pending: b.pending, Waiting: b.waiting})
 	case kindError:
 		return r.Error(width, b.text.String())
+	case kindRetry, kindWarning:
+		return r.Notice(width, b.text.String(), b.kind == kindWarning)
 	default:
 		return wrap(b.text.String(), width)
 	}

@@ -56,12 +56,68 @@ var builtins = []struct{ name, help string }{
 	{"clear", "clear the timeline and start a new conversation"},
 	{"compact", "summarise the conversation to free context: /compact [focus]"},
 	{"cost", "show token usage and cost"},
-	{"model", "show the model"},
+	{"model", "show the model and the known ones; /model NAME switches to NAME for the rest of the session"},
 	{"plan", "switch to plan mode: read and plan, no edits"},
 	{"permissions", "show the permission mode (shift+tab cycles)"},
 	{"resume", "list sessions, or /resume ID to switch to one"},
 	{"rewind", "list turns, or /rewind N to restore files and conversation to before turn N"},
 	{"exit", "quit"},
+}
+
+// modelCommand shows the model and the ones the CLI knows, or switches to
+// the one named. The switch runs as a command: it may ask the endpoint for
+// the new model's context window.
+func (m *Model) modelCommand(name string) tea.Cmd {
+	if name == "" {
+		var b strings.Builder
+		b.WriteString("Model: " + m.model)
+		if m.o.Models != nil {
+			if known := m.o.Models(); len(known) > 0 {
+				b.WriteString("\nKnown models (/model NAME switches; any other name the endpoint serves works too):")
+				for _, k := range known {
+					b.WriteString("\n  " + describeModel(k))
+				}
+			}
+		}
+		m.addText(kindInfo, b.String())
+		return nil
+	}
+	if m.o.SetModel == nil {
+		m.addText(kindError, "/model NAME is not available")
+		return nil
+	}
+	if m.busy {
+		m.addText(kindError, "/model: wait for the run to finish")
+		return nil
+	}
+	set, ctx := m.o.SetModel, m.ctx
+	return func() tea.Msg {
+		info, err := set(ctx, name)
+		return modelMsg{info, err}
+	}
+}
+
+// describeModel is a model's line: its name, context window and prices.
+func describeModel(k ModelInfo) string {
+	s := k.Name
+	if k.ContextWindow > 0 {
+		s += fmt.Sprintf(" · %s context", formatWindow(k.ContextWindow))
+	}
+	if k.InputPrice > 0 || k.OutputPrice > 0 {
+		s += fmt.Sprintf(" · $%g/$%g per Mtok in/out", k.InputPrice, k.OutputPrice)
+	}
+	return s
+}
+
+// formatWindow prints a context window the way model cards do: 200k, 1M.
+func formatWindow(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%gM", float64(n/10_000)/100)
+	case n >= 1_000:
+		return fmt.Sprintf("%dk", n/1_000)
+	}
+	return fmt.Sprint(n)
 }
 
 // slash runs a slash command.
@@ -83,7 +139,7 @@ func (m *Model) slash(text string) tea.Cmd {
 		for _, n := range user {
 			fmt.Fprintf(&b, "\n  /%-12s (user command)", n)
 		}
-		b.WriteString("\nKeys: enter send · shift+enter newline · esc interrupt · ctrl+o expand · pgup/pgdn scroll · !cmd shell · ctrl+c twice quit")
+		b.WriteString("\nKeys: enter send · shift+enter newline · esc interrupt · ctrl+o expand · pgup/pgdn scroll · !cmd shell · ctrl+l redraw · ctrl+c clear input, twice quit")
 		m.addText(kindInfo, b.String())
 	case "clear":
 		m.blocks, m.scroll, m.cachedFrom = nil, 0, 0
@@ -111,7 +167,7 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.addText(kindInfo, fmt.Sprintf("Tokens: %d in (%d cache read, %d cache write), %d out · cost $%.4f",
 			u.Total.InputTokens, u.Total.CacheReadTokens, u.Total.CacheWriteTokens, u.Total.OutputTokens, u.CostUSD))
 	case "model":
-		m.addText(kindInfo, "Model: "+m.model)
+		return m.modelCommand(args)
 	case "plan":
 		if m.o.SetMode == nil {
 			m.addText(kindError, "/plan is not available")
@@ -130,10 +186,13 @@ func (m *Model) slash(text string) tea.Cmd {
 			m.addText(kindError, "/"+name+": wait for the run to finish")
 			return nil
 		}
-		out, err := m.o.Session(m.ctx, name, args)
+		out, past, err := m.o.Session(m.ctx, name, args)
 		if err != nil {
 			m.addText(kindError, "/"+name+": "+err.Error())
 			return nil
+		}
+		if past != nil {
+			m.showPast(past)
 		}
 		m.addText(kindInfo, out)
 	case "exit", "quit":

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"iter"
 	"sync"
+	"testing"
+	"time"
 
 	"github.com/novacode/nova/event"
 )
@@ -75,5 +77,48 @@ func (f *fakeRunner) Run(ctx context.Context, prompt string) iter.Seq[event.Even
 		<-ctx.Done()
 		close(f.cancelled)
 		yield(event.LoopComplete{Reason: event.ReasonCancelled, Turns: 3})
+	}
+}
+
+// recordingRunner records the prompts it is given and answers each with
+// the events of script, then a LoopComplete.
+type recordingRunner struct {
+	mu      sync.Mutex
+	prompts []string
+	script  []event.Event
+}
+
+func (r *recordingRunner) Run(ctx context.Context, prompt string) iter.Seq[event.Event] {
+	r.mu.Lock()
+	r.prompts = append(r.prompts, prompt)
+	r.mu.Unlock()
+	return func(yield func(event.Event) bool) {
+		for _, e := range r.script {
+			if !yield(e) {
+				return
+			}
+		}
+		yield(event.LoopComplete{Reason: event.ReasonDone, Turns: 1})
+	}
+}
+
+// wait returns the prompts once n have arrived (a hang guard, not a timed
+// assertion).
+func (r *recordingRunner) wait(t *testing.T, n int) []string {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		r.mu.Lock()
+		if len(r.prompts) >= n {
+			out := append([]string(nil), r.prompts...)
+			r.mu.Unlock()
+			return out
+		}
+		r.mu.Unlock()
+		select {
+		case <-deadline:
+			t.Fatalf("%d prompts, want %d", len(r.prompts), n)
+		case <-time.After(time.Millisecond):
+		}
 	}
 }

@@ -32,6 +32,14 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.ctrlCAt = now
 		m.hint = "press ctrl+c again to exit"
+		if m.input.Value() != "" {
+			// As in a shell: the first ctrl+c throws the line away (the
+			// second, soon after, still quits).
+			m.input.Reset()
+			m.histPos = len(m.history)
+			m.updateCompletion()
+			m.resize()
+		}
 		return nil
 	case "esc":
 		if m.busy {
@@ -41,6 +49,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o":
 		m.expanded = !m.expanded
 		return nil
+	case "ctrl+l":
+		// Whatever else wrote to the terminal (another program, a
+		// stray line on standard error) is wiped and every cell drawn
+		// anew: the renderer otherwise redraws only what it changed.
+		return tea.ClearScreen
 	case "pgup":
 		m.scroll += max(1, m.timelineHeight()-1)
 		return nil

@@ -36,6 +36,10 @@ type (
 		c   event.Compact
 		err error
 	}
+	modelMsg struct {
+		info ModelInfo
+		err  error
+	}
 )
 
 // Model is the TUI's tea.Model.
@@ -111,6 +115,9 @@ func New(o Options) *Model {
 	}
 	m.r, m.bg = newRenderer(o), newRenderer(o)
 	m.resize()
+	if o.Resumed != nil {
+		m.showPast(o.Resumed)
+	}
 	if n := strings.TrimRight(o.Notice, "\n"); n != "" {
 		m.addText(kindInfo, n)
 	}
@@ -206,6 +213,17 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.addText(kindInfo, "! "+msg.cmd+"\n"+out)
 		return m, nil
+	case modelMsg:
+		if msg.err != nil {
+			m.addText(kindError, "/model: "+msg.err.Error())
+			return m, nil
+		}
+		m.model = msg.info.Name
+		// The status line measures the context the conversation fills
+		// against the new window until the next call reports.
+		m.usage.ContextWindow = msg.info.ContextWindow
+		m.addText(kindInfo, "Model: "+describeModel(msg.info)+" — from the next prompt on")
+		return m, nil
 	case compactMsg:
 		if msg.err != nil {
 			m.addText(kindError, "compact: "+msg.err.Error())
@@ -214,6 +232,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.PasteMsg:
+		msg.Content = normalisePaste(msg.Content)
 		if largePaste(msg.Content) && m.perm == nil && m.ques == nil {
 			m.input.InsertString(m.addPaste(msg.Content))
 			m.updateCompletion()

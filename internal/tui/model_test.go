@@ -72,6 +72,61 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 	}
 }
 
+// The first ctrl+c clears a non-empty input and a second one soon after
+// quits; with an empty input the first only says how to quit. Typing in
+// between starts over.
+func TestCtrlCClearsTheInput(t *testing.T) {
+	now := time.Unix(1000, 0)
+	timeNow = func() time.Time { return now }
+	defer func() { timeNow = time.Now }()
+	ctrlC := key('c', tea.ModCtrl)
+	tests := []struct {
+		name     string
+		steps    []string // "^C", "wait", or text to type
+		wantQuit bool
+		wantText string
+		wantHint bool
+	}{
+		{"clears the input", []string{"half a prompt", "^C"}, false, "", true},
+		{"then quits", []string{"half a prompt", "^C", "^C"}, true, "", true},
+		{"empty: hint only", []string{"^C"}, false, "", true},
+		{"empty: twice quits", []string{"^C", "^C"}, true, "", true},
+		{"too slow: clears, then counts as a first press", []string{"abc", "^C", "wait", "^C"}, false, "", true},
+		{"typing in between starts over", []string{"abc", "^C", "x", "^C"}, false, "", true},
+		{"typing after the clear keeps the text", []string{"abc", "^C", "new"}, false, "new", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := plainModel(Options{})
+			defer m.Close()
+			quit := false
+			for _, s := range tc.steps {
+				switch s {
+				case "^C":
+					if cmd := m.key(ctrlC); cmd != nil {
+						if _, ok := cmd().(tea.QuitMsg); ok {
+							quit = true
+						}
+					}
+				case "wait":
+					now = now.Add(3 * time.Second)
+				default:
+					typeText(m, s)
+				}
+			}
+			if quit != tc.wantQuit {
+				t.Errorf("quit = %v, want %v", quit, tc.wantQuit)
+			}
+			if got := m.input.Value(); got != tc.wantText {
+				t.Errorf("input = %q, want %q", got, tc.wantText)
+			}
+			if got := strings.Contains(m.Screen(), "press ctrl+c again to exit"); got != tc.wantHint {
+				t.Errorf("hint shown = %v, want %v:\n%s", got, tc.wantHint, m.Screen())
+			}
+		})
+	}
+}
+
 func TestShiftTabCyclesMode(t *testing.T) {
 	modes := []string{"acceptEdits", "plan"}
 	i := 0
@@ -507,12 +562,12 @@ func TestQuestionKeys(t *testing.T) {
 
 func TestSessionCommands(t *testing.T) {
 	var got []string
-	m := plainModel(Options{Session: func(ctx context.Context, name, args string) (string, error) {
+	m := plainModel(Options{Session: func(ctx context.Context, name, args string) (string, *Past, error) {
 		got = append(got, name+" "+args)
 		if args == "bad" {
-			return "", errors.New("no such session")
+			return "", nil, errors.New("no such session")
 		}
-		return "done " + name, nil
+		return "done " + name, nil, nil
 	}})
 	defer m.Close()
 	m.submit("/resume abc")

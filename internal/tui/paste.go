@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// A paste longer than this many lines or bytes goes into the input as a
-// placeholder ("[Pasted text #2 +1840 lines]") and is put back in full when
+// A paste of this many lines or more, or of more bytes, goes into the input
+// as a placeholder ("[Pasted text #2 +1840 lines]") and is put back in full when
 // the prompt is sent: the input stays editable and fast however much was
 // pasted, and nothing is cut (the input widget keeps at most 10,000 lines).
 const (
@@ -18,19 +18,41 @@ const (
 
 var pasteTokenRe = regexp.MustCompile(`\[Pasted text #(\d+) \+\d+ lines\]`)
 
-// addPaste keeps text and returns the placeholder that stands for it.
+// addPaste keeps text (normalised) and returns the placeholder that stands
+// for it.
 func (m *Model) addPaste(text string) string {
 	m.pastes = append(m.pastes, text)
-	lines := strings.Count(text, "\n")
-	if !strings.HasSuffix(text, "\n") {
-		lines++
-	}
-	return fmt.Sprintf("[Pasted text #%d +%d lines]", len(m.pastes), lines)
+	return fmt.Sprintf("[Pasted text #%d +%d lines]", len(m.pastes), pasteLines(text))
 }
 
-// largePaste reports whether a paste should become a placeholder.
+// pasteLines counts the lines of normalised text; a last line without its
+// newline counts too.
+func pasteLines(text string) int {
+	lines := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	return lines
+}
+
+// normalisePaste turns the line endings of a paste into "\n". Terminals
+// send a paste's newlines as CR (what the Enter key sends; tmux and most
+// terminals translate LF to CR inside a bracketed paste), and text copied
+// from Windows files keeps CRLF. Left alone, a CR-only paste counts as one
+// line, escapes the placeholder however many lines it has, and the input
+// widget then turns each CR and LF into a line of its own (a CRLF paste
+// doubles its lines).
+func normalisePaste(text string) string {
+	if !strings.Contains(text, "\r") {
+		return text
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+}
+
+// largePaste reports whether a paste (normalised) should become a
+// placeholder.
 func largePaste(text string) bool {
-	return len(text) > pasteMaxBytes || strings.Count(text, "\n") >= pasteMaxLines
+	return len(text) > pasteMaxBytes || pasteLines(text) >= pasteMaxLines
 }
 
 // expandPastes puts the pasted texts back in place of their placeholders.

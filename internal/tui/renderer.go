@@ -40,6 +40,8 @@ type renderer interface {
 	Thinking(width int, text string, expanded bool) string
 	ToolCard(width int, c card) string
 	Error(width int, msg string) string
+	// Notice renders a retry's wait, or with warn a warning.
+	Notice(width int, msg string, warn bool) string
 	Status(width int, s status) string
 	// Todos renders the model's task list in at most rows rows.
 	Todos(width, rows int, items []event.TodoItem) string
@@ -108,6 +110,13 @@ func (plainRenderer) Error(width int, msg string) string { return wrap("✗ "+ms
 
 func (plainRenderer) Todos(width, rows int, items []event.TodoItem) string {
 	return plainTodos(width, rows, items)
+}
+
+func (plainRenderer) Notice(width int, msg string, warn bool) string {
+	if warn {
+		return wrap("⚠ "+msg, width)
+	}
+	return wrap("↻ "+msg, width)
 }
 
 func (plainRenderer) Status(width int, s status) string {

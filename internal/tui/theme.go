@@ -44,6 +44,10 @@ func (r themed) Todos(width, rows int, items []event.TodoItem) string {
 	}
 	return render.TodoPanel(r.t, width, rows, list)
 }
+
+func (r themed) Notice(width int, msg string, warn bool) string {
+	return render.NoticeLine(r.t, width, msg, warn)
+}
 func (r themed) Status(width int, s status) string {
 	rs := render.Status{Model: s.Model, Mode: s.Mode, ContextUsed: s.ContextUsed, ContextWindow: s.ContextWindow,
 		InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CacheReadTokens: s.CacheReadTokens,

@@ -83,6 +83,22 @@ func (m *Model) handleEvent(ev event.Event) {
 		}
 	case event.Todo:
 		m.todos.set(e.Todos)
+	case event.Retry:
+		// Nothing of the failed call was shown (the loop yields nothing of
+		// it), so the timeline only gains the notice. One line per wait:
+		// the next retry of the same call replaces it.
+		m.endStream()
+		if n := len(m.blocks); n > 0 && m.blocks[n-1].kind == kindRetry {
+			b := m.blocks[n-1]
+			b.text.Reset()
+			b.text.WriteString(e.Notice())
+			b.dirty = true
+		} else {
+			m.addText(kindRetry, e.Notice())
+		}
+	case event.Warning:
+		m.endStream()
+		m.addText(kindWarning, e.Message)
 	case event.Compact:
 		m.addText(kindInfo, fmt.Sprintf("Context compacted: %d → %d tokens", e.TokensBefore, e.TokensAfter))
 	case event.TurnComplete:

@@ -55,8 +55,21 @@ type Options struct {
 	// only clears the screen.
 	Clear func()
 	// Session runs the session commands /resume and /rewind (name without
-	// the slash, and its arguments) and returns what to show. Optional.
-	Session func(ctx context.Context, name, args string) (string, error)
+	// the slash, and its arguments) and returns what to show; a non-nil
+	// Past (the session switched to, the conversation rewound) replaces
+	// the timeline. Optional.
+	Session func(ctx context.Context, name, args string) (string, *Past, error)
+	// Models lists the models /model offers (the CLI's catalog and
+	// settings). Optional.
+	Models func() []ModelInfo
+	// SetModel switches the model for the rest of the session (/model
+	// NAME): the next run sends to it and prices it with its prices. It
+	// may ask the endpoint for the context window, so the TUI calls it off
+	// its goroutine. Optional: without it /model only shows the model.
+	SetModel func(ctx context.Context, name string) (ModelInfo, error)
+	// Resumed, if set, is the conversation this session continues (nova -c,
+	// --resume): shown first, with its cost and tokens in the status line.
+	Resumed *Past
 	// NoColor and Dark choose the theme.
 	NoColor, Dark bool
 	// DetectTheme asks the terminal for its background colour at start and
@@ -68,10 +81,20 @@ type Options struct {
 	// PassEnv names the credentials !cmd may see, as the Bash tool's
 	// (permission/cmdenv); every other one is withheld.
 	PassEnv []string
-	// Notice, if set, is shown first in the timeline: what the CLI wants
-	// the person to know before anything runs (settings of an untrusted
-	// workspace that were left out).
+	// Notice, if set, is shown first in the timeline (after Resumed): what
+	// the CLI wants the person to know before anything runs (settings of an
+	// untrusted workspace that were left out).
 	Notice string
+}
+
+// ModelInfo describes a model for /model.
+type ModelInfo struct {
+	Name string
+	// ContextWindow is in tokens; 0 when unknown.
+	ContextWindow int
+	// InputPrice and OutputPrice are USD per million tokens; both 0 when
+	// unknown (or free).
+	InputPrice, OutputPrice float64
 }
 
 // Run runs the TUI on in/out until the user quits or ctx ends. It returns

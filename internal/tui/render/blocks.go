@@ -58,6 +58,22 @@ func ErrorLine(t Theme, width int, msg string) string {
 	return t.paint(t.Error, Wrap(msg, width))
 }
 
+// NoticeLine renders a notice from nova itself rather than the model: a
+// model call being retried ("↻ overloaded — retrying in 1.1 s (2/4)", dim:
+// it needs nothing from the person) or, with warn, something that went
+// wrong without stopping the run ("⚠ Warning: …", in the warning colour and
+// marked so it reads as one without colour).
+func NoticeLine(t Theme, width int, msg string, warn bool) string {
+	msg = strings.TrimSpace(msg)
+	if !warn {
+		return t.paint(t.Dim, indent(msg, width, "↻ ", "  "))
+	}
+	if !strings.HasPrefix(strings.ToLower(msg), "warning") {
+		msg = "Warning: " + msg
+	}
+	return t.paint(t.Warn, indent(msg, width, "⚠ ", "  "))
+}
+
 // countLines counts logical lines; the empty string has none.
 func countLines(s string) int {
 	if s == "" {

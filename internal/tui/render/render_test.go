@@ -110,6 +110,14 @@ func TestErrorLineGolden(t *testing.T) {
 	}
 }
 
+func TestNoticeLineGolden(t *testing.T) {
+	for _, tc := range themes {
+		golden(t, "notice_retry_"+tc.name, tc.theme, width, NoticeLine(tc.theme, width, "overloaded (HTTP 529) — retrying in 1.1 s (2/4)", false))
+		golden(t, "notice_warning_"+tc.name, tc.theme, width, NoticeLine(tc.theme, width,
+			"could not save Bash(npm run test:*) for next time (it holds for this session): open /home/me/.novacode/settings.json: permission denied", true))
+	}
+}
+
 func TestStatusLineGolden(t *testing.T) {
 	s := Status{
 		Model: "claude-sonnet-4-5", Mode: "default",
