@@ -95,12 +95,25 @@ func openSession(data, workspace string, opts *RootOptions, ep endpoint) (*opene
 		s.snaps.Seen(st.Snapshots)
 	} else {
 		s.id = session.NewID()
-		t, err := session.Create(dir, s.id, session.Record{Cwd: workspace, Model: ep.Model, Provider: ep.Provider})
+		// The file appears with the first prompt: a run that fails before
+		// it, or a TUI left before it, must not leave an empty session in
+		// nova sessions and /resume.
+		t, err := session.Start(dir, s.id, session.Record{Cwd: workspace, Model: ep.Model, Provider: ep.Provider})
 		if err != nil {
 			return nil, fmt.Errorf("start a session transcript: %w", err)
 		}
 		s.rec = &recorder{t: t}
 		s.snaps = session.NewSnapshots(dir, s.id)
+		side := s.files()
+		s.closeFns = append(s.closeFns, t.Close, func() error {
+			if t.Exists() {
+				return nil
+			}
+			// Only the sandbox's temp dir can be there: what a session
+			// keeps beside its transcript starts with its first prompt.
+			return os.RemoveAll(side)
+		})
+		return s, nil
 	}
 	s.closeFns = append(s.closeFns, s.rec.t.Close)
 	return s, nil
