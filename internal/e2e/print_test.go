@@ -7,7 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -499,5 +501,29 @@ func TestQuestionInPrintMode(t *testing.T) {
 	res := r.byType("tool_result")
 	if r.Code != 0 || len(res) != 1 || !strings.Contains(res[0]["content"].(string), "Nobody can answer questions") {
 		t.Fatalf("exit %d results %v", r.Code, res)
+	}
+}
+
+// A server that is not running is named, with what to do, not reported as
+// a broken stream.
+func TestConnectionRefusedNamesTheServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"maxRetries": 0}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, novaBin, "-p", "--cwd", ws, "--provider", "openai-chat", "--model", "m", "hello")
+	cmd.Env = append(os.Environ(), "NOVA_HOME="+home, "OPENAI_BASE_URL=http://"+addr+"/v1", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=")
+	out, err := cmd.CombinedOutput()
+	want := "nova: model call failed (connection): connection refused: is the server at http://" + addr + " running? Start it, or set the base URL to where it listens\n"
+	if code := cmd.ProcessState.ExitCode(); code != 1 || string(out) != want {
+		t.Fatalf("exit %d (%v), output:\n%s\nwant:\n%s", code, err, out, want)
 	}
 }
