@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -49,9 +50,13 @@ func buildChecker(in permissionInputs, workspace string, files []config.File, er
 	warn := func(e rules.ParseError) { fmt.Fprintf(errOut, "nova: warning: %v (rule ignored)\n", e) }
 	mode := ""
 	for _, f := range files {
+		if len(bytes.TrimSpace(f.Data)) == 0 {
+			continue // an empty file sets nothing, as config reads it
+		}
 		lists, perrs, err := rules.ParseJSONLists(f.Path, f.Data)
 		if err != nil {
-			return nil, nil, fmt.Errorf("settings file %s: %w", f.Path, err)
+			// err names the file (and the line) already.
+			return nil, nil, fmt.Errorf("settings: %w; fix or remove the file and run again", err)
 		}
 		for _, e := range perrs {
 			warn(e)
