@@ -527,3 +527,14 @@ func TestConnectionRefusedNamesTheServer(t *testing.T) {
 		t.Fatalf("exit %d (%v), output:\n%s\nwant:\n%s", code, err, out, want)
 	}
 }
+
+// --version names the commit the binary was built from, or says plainly
+// that none was recorded (go run, -buildvcs=false, a linked worktree).
+func TestVersionNamesTheBuild(t *testing.T) {
+	out, err := exec.Command(novaBin, "--version").CombinedOutput()
+	got := string(out)
+	if err != nil || !strings.HasPrefix(got, "nova version ") ||
+		!(strings.Contains(got, " (commit ") || strings.Contains(got, " (devel: built without version control information")) {
+		t.Fatalf("nova --version: %v\n%s", err, got)
+	}
+}
