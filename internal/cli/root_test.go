@@ -137,7 +137,13 @@ func TestPermissionCheckFlags(t *testing.T) {
 	}{
 		{name: "all", args: []string{"--mode", "plan", "--allow", "Bash(npm run test:*)", "--allow", "Read", "--deny", "Bash(rm:*)", "--ask", "Edit", "--cwd", "/w", "--trust-workspace", "--sandboxed", "Bash", `{"command":"ls"}`},
 			want: PermissionCheckOptions{Mode: "plan", Allow: []string{"Bash(npm run test:*)", "Read"}, Deny: []string{"Bash(rm:*)"}, Ask: []string{"Edit"}, Cwd: "/w",
-				TrustWorkspace: true, Sandboxed: true, Tool: "Bash", Input: []byte(`{"command":"ls"}`)}},
+				TrustWorkspace: true, Sandbox: SandboxAssumed, Tool: "Bash", Input: []byte(`{"command":"ls"}`)}},
+		// Without a word about the sandbox, it is detected as a run would.
+		{name: "detect", args: []string{"Bash", `{}`}, want: PermissionCheckOptions{Sandbox: SandboxDetect, Tool: "Bash", Input: []byte(`{}`)}},
+		{name: "no sandbox", args: []string{"--no-sandbox", "Bash", `{}`}, want: PermissionCheckOptions{Sandbox: SandboxNone, Tool: "Bash", Input: []byte(`{}`)}},
+		{name: "sandboxed=false", args: []string{"--sandboxed=false", "Bash", `{}`}, want: PermissionCheckOptions{Sandbox: SandboxNone, Tool: "Bash", Input: []byte(`{}`)}},
+		{name: "no-sandbox=false", args: []string{"--no-sandbox=false", "Bash", `{}`}, want: PermissionCheckOptions{Sandbox: SandboxDetect, Tool: "Bash", Input: []byte(`{}`)}},
+		{name: "both", args: []string{"--sandboxed", "--no-sandbox", "Bash", `{}`}, wantErr: "--sandboxed and --no-sandbox cannot be used together"},
 		{name: "bad json", args: []string{"Bash", `{"command":`}, wantErr: "INPUT_JSON is not valid JSON"},
 		{name: "bad mode", args: []string{"--mode", "yolo", "Bash", `{}`}, wantErr: "unknown permission mode"},
 		{name: "missing input", args: []string{"Bash"}, wantErr: "accepts 2 arg(s)"},
