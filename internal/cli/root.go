@@ -220,7 +220,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	reg := tool.NewRegistry(builtin.All()...)
 	reg.Remove(bareNames(opts.DisallowedTools)...)
 
-	sess, err := openSession(data, dir, opts, ep)
+	sess, err := openSession(data, dir, opts, ep, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}

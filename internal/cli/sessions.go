@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/novacode/nova/agent"
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/internal/contextinfo"
+	"github.com/novacode/nova/internal/gitexclude"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/session"
 )
@@ -73,7 +75,7 @@ func (s *openedSession) files() string { return filepath.Join(s.dir, s.id) }
 
 // openSession creates a new session, or reopens the latest (--continue) or
 // a given one (--resume ID).
-func openSession(data, workspace string, opts *RootOptions, ep endpoint) (*openedSession, error) {
+func openSession(data, workspace string, opts *RootOptions, ep endpoint, errOut io.Writer) (*openedSession, error) {
 	dir := session.ProjectDir(data, workspace)
 	id := opts.Resume
 	if opts.Continue {
@@ -95,6 +97,14 @@ func openSession(data, workspace string, opts *RootOptions, ep endpoint) (*opene
 		s.snaps.Seen(st.Snapshots)
 	} else {
 		s.id = session.NewID()
+		// Transcripts hold whole conversations: where the data directory
+		// lies in a git work tree, git must not see them.
+		projects := filepath.Dir(dir)
+		if added, err := gitexclude.Add(projects, true); err != nil {
+			fmt.Fprintf(errOut, "nova: warning: %v; do not commit %s\n", err, projects)
+		} else if added {
+			fmt.Fprintf(errOut, "nova: %s is inside a git work tree; added it to the repository's info/exclude so that git ignores it\n", projects)
+		}
 		// The file appears with the first prompt: a run that fails before
 		// it, or a TUI left before it, must not leave an empty session in
 		// nova sessions and /resume.

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/llmtest"
 	"github.com/novacode/nova/session"
@@ -375,5 +377,55 @@ func TestFailedStartLeavesNoSession(t *testing.T) {
 	list.Env = append(os.Environ(), "NOVA_HOME="+home)
 	if out, err := list.CombinedOutput(); err != nil || string(out) != "No sessions in this workspace yet.\n" {
 		t.Fatalf("nova sessions: %v\n%s", err, out)
+	}
+}
+
+// Where the data directory lies in a git work tree (here NOVA_HOME inside
+// the project; a home directory kept in git is the same), what nova writes
+// there — transcripts, the settings file it creates — is in the
+// repository's info/exclude: git status shows none of it, so git add -A
+// cannot commit it.
+func TestLocalFilesStayOutOfGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws := t.TempDir()
+	gitEnv := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	gitCmd := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = ws, gitEnv
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	gitCmd("init", "-q")
+	if err := os.MkdirAll(filepath.Join(ws, ".novacode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".novacode", "settings.json"), []byte(`{"permissions":{"allow":["Bash(make:*)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(ws, ".nova-home")
+	srv := llmtest.NewServer(llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Hello.")}})
+	defer srv.Close()
+	out, err := sessionCmd(t, context.Background(), srv, home, ws, "--output-format", "text", "hello").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "added it to the repository's info/exclude") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	trust := exec.Command(novaBin, "trust", ws)
+	trust.Env = append(os.Environ(), "NOVA_HOME="+home)
+	if out, err := trust.CombinedOutput(); err != nil {
+		t.Fatalf("nova trust: %v\n%s", err, out)
+	}
+	for _, p := range []string{"settings.json", "projects"} {
+		if _, err := os.Stat(filepath.Join(home, p)); err != nil {
+			t.Fatalf("nova wrote no %s: %v", p, err)
+		}
+	}
+	status := gitCmd("status", "--porcelain", "--untracked-files=all")
+	if diff := cmp.Diff("?? .novacode/settings.json\n", status); diff != "" {
+		t.Fatalf("git status (-want +got):\n%s", diff)
 	}
 }
