@@ -74,7 +74,7 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 			how := "Only a person can approve it, in an interactive session."
 			if rs, mode, ok := dec.Lift(); ok {
 				d.suggest, d.mode = rs, string(mode)
-				how = "The user can allow it by running again with " + AllowFlags(rs, string(mode)) + "."
+				how = "The user can allow it by running again with " + allowFlags(rs, string(mode)) + "."
 			}
 			res := tool.Errorf("Permission to use %s was not granted: it needs approval (%s), and nobody can approve it in this non-interactive run. %s", call.Name, dec.Reason, how)
 			cs.decided, cs.denied, cs.denial = &res, true, d
@@ -325,10 +325,10 @@ func endSentence(s string) string {
 	return strings.TrimRight(s, ",;:-–— ") + "."
 }
 
-// AllowFlags spells rules and a mode as the command-line flags that would
+// allowFlags spells rules and a mode as the command-line flags that would
 // allow them, quoted for a POSIX shell: --permission-mode acceptEdits
 // --allowedTools 'Bash(go test:*)'.
-func AllowFlags(rules []string, mode string) string {
+func allowFlags(rules []string, mode string) string {
 	var parts []string
 	if mode != "" {
 		parts = append(parts, "--permission-mode "+mode)

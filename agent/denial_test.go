@@ -36,8 +36,8 @@ func TestAllowFlags(t *testing.T) {
 		{[]string{"Bash(echo it's)"}, "", `--allowedTools 'Bash(echo it'\''s)'`},
 	}
 	for _, tc := range tests {
-		if got := AllowFlags(tc.rules, tc.mode); got != tc.want {
-			t.Errorf("AllowFlags(%q, %q) = %q, want %q", tc.rules, tc.mode, got, tc.want)
+		if got := allowFlags(tc.rules, tc.mode); got != tc.want {
+			t.Errorf("allowFlags(%q, %q) = %q, want %q", tc.rules, tc.mode, got, tc.want)
 		}
 	}
 }

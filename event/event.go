@@ -100,8 +100,8 @@ type ToolResult struct {
 type Decision struct {
 	// Behavior is "allow" or "deny".
 	Behavior string `json:"behavior"`
-	// Always asks to remember the allowance for the rest of the session (and,
-	// once rules exist, in the local settings file).
+	// Always asks to remember the allowance: for the rest of the session,
+	// and in the person's own settings file for this workspace.
 	Always bool `json:"always,omitempty"`
 	// Message is passed to the model with a denial.
 	Message string `json:"message,omitempty"`

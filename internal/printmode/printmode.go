@@ -335,7 +335,7 @@ func shorten(s string) string {
 }
 
 // allowFlags spells rules and a mode as flags, quoted for a POSIX shell
-// (agent.AllowFlags words the same for the model; printmode imports only
+// (as the agent words them for the model; printmode imports only
 // event).
 func allowFlags(rules []string, mode string) string {
 	var parts []string
