@@ -342,11 +342,24 @@ func TestPermissionFlow(t *testing.T) {
 		wantRequests   int
 		wantContent    string
 		wantAlways     bool
+		wantDenial     event.ToolResult // its Reason, Suggest and SuggestMode
 	}{
 		{name: "allow once", respond: &event.Decision{Behavior: event.Allow}, wantRequests: 1, wantContent: "done w"},
 		{name: "allow always", respond: &event.Decision{Behavior: event.Allow, Always: true}, wantRequests: 1, wantContent: "done w", wantAlways: true},
-		{name: "deny with message", respond: &event.Decision{Behavior: event.Deny, Message: "use git instead"}, wantRequests: 1, wantContent: "use git instead"},
-		{name: "non-interactive", nonInteractive: true, wantRequests: 0, wantContent: "--allowedTools Change"},
+		// The person's words end a sentence of their own, whatever
+		// punctuation they typed.
+		{name: "deny with message", respond: &event.Decision{Behavior: event.Deny, Message: "use git instead"}, wantRequests: 1,
+			wantContent: "The user denied this call. They said: use git instead. Do not retry it",
+			wantDenial:  event.ToolResult{Denied: true, Reason: "the user denied it: use git instead"}},
+		{name: "deny with a full sentence", respond: &event.Decision{Behavior: event.Deny, Message: "Use git instead! "}, wantRequests: 1,
+			wantContent: "They said: Use git instead! Do not retry it",
+			wantDenial:  event.ToolResult{Denied: true, Reason: "the user denied it: Use git instead!"}},
+		{name: "deny without message", respond: &event.Decision{Behavior: event.Deny}, wantRequests: 1,
+			wantContent: "The user denied this call. Do not retry it",
+			wantDenial:  event.ToolResult{Denied: true, Reason: "the user denied it"}},
+		{name: "non-interactive", nonInteractive: true, wantRequests: 0,
+			wantContent: "nobody can approve it in this non-interactive run. The user can allow it by running again with --allowedTools 'Change'.",
+			wantDenial:  event.ToolResult{Denied: true, Reason: "Change may change files or run commands", NeedsApproval: true, Suggest: []string{"Change"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -381,6 +394,10 @@ func TestPermissionFlow(t *testing.T) {
 			}
 			if len(rs) != 2 || rs[0].Content != "done r" || !strings.Contains(rs[1].Content, tc.wantContent) {
 				t.Fatalf("results = %+v", rs)
+			}
+			got := event.ToolResult{Denied: rs[1].Denied, Reason: rs[1].Reason, NeedsApproval: rs[1].NeedsApproval, Suggest: rs[1].Suggest, SuggestMode: rs[1].SuggestMode}
+			if diff := cmp.Diff(tc.wantDenial, got); diff != "" {
+				t.Errorf("denial (-want +got):\n%s", diff)
 			}
 			if (len(always) == 1) != tc.wantAlways {
 				t.Fatalf("always = %v", always)

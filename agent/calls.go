@@ -21,6 +21,7 @@ type callState struct {
 	deferred bool         // needs a person; decided after the stream
 	decided  *tool.Result // set when no tool runs (denied, unknown, invalid)
 	denied   bool
+	denial   denial // why, when denied
 	decision permission.Decision
 	question bool // an Interactive tool: a person answers it
 }
@@ -65,12 +66,18 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 		cs.task = exec.reserve(call, effectsOf(t, a.Env, call.Input))
 		exec.start(cs.task, t, dec.Paths)
 	case permission.Deny:
-		res := tool.Errorf("Permission to use %s was denied: %s. Do not retry this call; choose another approach or ask the user.", call.Name, dec.Reason)
-		cs.decided, cs.denied = &res, true
+		res := tool.Errorf("Permission to use %s was denied: %s Do not retry this call; choose another approach or ask the user.", call.Name, endSentence(dec.Reason))
+		cs.decided, cs.denied, cs.denial = &res, true, denial{reason: dec.Reason}
 	default:
 		if a.NonInteractive {
-			res := tool.Errorf("Permission to use %s was not granted: it needs approval (%s), and nobody can approve it in this non-interactive run. The user can allow it with --allowedTools %s or a broader --permission-mode.", call.Name, dec.Reason, call.Name)
-			cs.decided, cs.denied = &res, true
+			d := denial{reason: dec.Reason, needsApproval: true}
+			how := "Only a person can approve it, in an interactive session."
+			if rs, mode, ok := dec.Lift(); ok {
+				d.suggest, d.mode = rs, string(mode)
+				how = "The user can allow it by running again with " + allowFlags(rs, string(mode)) + "."
+			}
+			res := tool.Errorf("Permission to use %s was not granted: it needs approval (%s), and nobody can approve it in this non-interactive run. %s", call.Name, dec.Reason, how)
+			cs.decided, cs.denied, cs.denial = &res, true, d
 		} else {
 			// Its place is kept: later calls that conflict with it wait
 			// for the person's answer, as they would for the call.
@@ -116,7 +123,7 @@ func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callStat
 
 	results := make([]resultRec, len(calls))
 	for i, cs := range calls {
-		rec := resultRec{call: cs.call, denied: cs.denied}
+		rec := resultRec{call: cs.call, denied: cs.denied, denial: cs.denial}
 		switch {
 		case cs.decided != nil:
 			rec.res = *cs.decided
@@ -147,6 +154,8 @@ func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callStat
 			Turn: r.turn, ID: rec.call.ID, Name: rec.call.Name,
 			Content: rec.res.Content, IsError: rec.res.IsError,
 			Cancelled: rec.cancelled, Denied: rec.denied,
+			Reason: rec.denial.reason, NeedsApproval: rec.denial.needsApproval,
+			Suggest: rec.denial.suggest, SuggestMode: rec.denial.mode,
 			DurationMS: rec.duration.Milliseconds(), SpillPath: rec.spill,
 		})
 	}
@@ -198,11 +207,13 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 	}
 	if d.Behavior != event.Allow {
 		msg := "The user denied this call."
-		if d.Message != "" {
-			msg += " They said: " + d.Message
+		reason := "the user denied it"
+		if m := strings.TrimSpace(d.Message); m != "" {
+			msg += " They said: " + endSentence(m)
+			reason += ": " + m
 		}
 		res := tool.Errorf("%s Do not retry it; adjust your approach.", msg)
-		cs.decided, cs.denied = &res, true
+		cs.decided, cs.denied, cs.denial = &res, true, denial{reason: reason}
 		exec.release(cs.task)
 		r.settled(cs)
 		return
@@ -290,4 +301,50 @@ func (r *run) reportEnded(exec *executor) int {
 // settled yields tool_done for a call decided without running.
 func (r *run) settled(cs *callState) {
 	r.emit(event.ToolDone{Turn: r.turn, ID: cs.call.ID, Name: cs.call.Name, IsError: cs.decided.IsError})
+}
+
+// denial is why a call was denied and, for a run that could not ask, what
+// would have allowed it (event.ToolResult's Reason, Suggest, SuggestMode).
+type denial struct {
+	reason        string
+	needsApproval bool
+	suggest       []string
+	mode          string
+}
+
+// endSentence ends s with a full stop unless it already ends a sentence, so
+// that what follows it in a result does not read as part of it ("use go run
+// instead Do not retry…").
+func endSentence(s string) string {
+	s = strings.TrimSpace(s)
+	r := []rune(s)
+	if len(r) == 0 {
+		return s
+	}
+	last := r[len(r)-1]
+	if len(r) > 1 && strings.ContainsRune("\"')]”’»", last) {
+		last = r[len(r)-2] // `(see the README.)`, `"stop."`
+	}
+	if strings.ContainsRune(".!?…", last) {
+		return s
+	}
+	return strings.TrimRight(s, ",;:-–— ") + "."
+}
+
+// allowFlags spells rules and a mode as the command-line flags that would
+// allow them, quoted for a POSIX shell: --permission-mode acceptEdits
+// --allowedTools 'Bash(go test:*)'.
+func allowFlags(rules []string, mode string) string {
+	var parts []string
+	if mode != "" {
+		parts = append(parts, "--permission-mode "+mode)
+	}
+	for _, r := range rules {
+		parts = append(parts, "--allowedTools "+shellQuote(r))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -17,6 +17,7 @@ type resultRec struct {
 	duration  time.Duration
 	cancelled bool
 	denied    bool
+	denial    denial
 	spill     string
 }
 

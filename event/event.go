@@ -1,5 +1,5 @@
 // Package event is the contract between the agent loop and everything that
-// consumes it (TUI, print mode, remote mode, SDK callers). Events are plain
+// consumes it (TUI, print mode, SDK callers). Events are plain
 // structs; the set is closed and grows only by addition. Each encodes to one
 // JSON object with a snake_case "type" field (see event.schema.json).
 //
@@ -79,14 +79,25 @@ type ToolDone struct {
 // ToolResult is a tool call's outcome as it entered the history (after size
 // control).
 type ToolResult struct {
-	Turn       int    `json:"turn"`
-	ID         string `json:"id"`
-	Name       string `json:"name"`
-	Content    string `json:"content"`
-	IsError    bool   `json:"is_error"`
-	Cancelled  bool   `json:"cancelled,omitempty"`
-	Denied     bool   `json:"denied,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
+	Turn      int    `json:"turn"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error"`
+	Cancelled bool   `json:"cancelled,omitempty"`
+	Denied    bool   `json:"denied,omitempty"`
+	// Reason says why a denied call was denied: the permission chain's
+	// reason, or that the person said no (and what they said).
+	Reason string `json:"reason,omitempty"`
+	// NeedsApproval marks a call denied only because nobody could approve
+	// it (print mode). Suggest and SuggestMode then say what would have
+	// allowed it: with the rules of Suggest allowed (--allowedTools) and in
+	// SuggestMode when set (--permission-mode), a run would. Both are empty
+	// when no rule or mode can (a hard check: only a person can approve).
+	NeedsApproval bool     `json:"needs_approval,omitempty"`
+	Suggest       []string `json:"suggest,omitempty"`
+	SuggestMode   string   `json:"suggest_mode,omitempty"`
+	DurationMS    int64    `json:"duration_ms"`
 	// SpillPath is where the full output went when it was too large for the
 	// batch budget; Content then holds a preview.
 	SpillPath string `json:"spill_path,omitempty"`
@@ -96,8 +107,8 @@ type ToolResult struct {
 type Decision struct {
 	// Behavior is "allow" or "deny".
 	Behavior string `json:"behavior"`
-	// Always asks to remember the allowance for the rest of the session (and,
-	// once rules exist, in the local settings file).
+	// Always asks to remember the allowance: for the rest of the session,
+	// and in the person's own settings file for this workspace.
 	Always bool `json:"always,omitempty"`
 	// Message is passed to the model with a denial.
 	Message string `json:"message,omitempty"`

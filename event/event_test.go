@@ -16,6 +16,8 @@ var samples = []event.Event{
 	event.ToolDone{Turn: 1, ID: "toolu_1", Name: "Read", DurationMS: 3},
 	event.ToolResult{Turn: 1, ID: "toolu_1", Name: "Read", Content: "1\tpackage a", DurationMS: 3},
 	event.ToolResult{Turn: 2, ID: "toolu_2", Name: "Bash", Content: "[cancelled]", IsError: true, Cancelled: true, Denied: true, SpillPath: "/tmp/x"},
+	event.ToolResult{Turn: 2, ID: "toolu_4", Name: "Bash", Content: "not granted", IsError: true, Denied: true,
+		Reason: "running a command needs approval", NeedsApproval: true, Suggest: []string{"Bash(touch x)"}, SuggestMode: "acceptEdits"},
 	event.NewPermissionRequest(event.PermissionRequest{Turn: 1, ID: "toolu_3", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`), Reason: "runs a command", Choices: []string{"allow_once", "allow_always", "deny"}}, event.NewReply()),
 	event.Usage{Turn: 1, Model: "claude-sonnet-4-5", Call: event.TokenCounts{InputTokens: 5}, Total: event.TokenCounts{InputTokens: 5, Estimated: true}, CostUSD: 0.1, ContextWindow: 200000},
 	event.Compact{TokensBefore: 100, TokensAfter: 10, Reason: "auto", BoundaryID: "b1"},
@@ -71,6 +73,7 @@ func TestSchemaRejectsWrongEvents(t *testing.T) {
 		`{"type":"retry","turn":1,"kind":"overloaded","error":"x","retry":0,"max_retries":4,"wait_ms":10}`,
 		`{"type":"retry","turn":1,"kind":"overloaded","error":"x","retry":1,"max_retries":4}`,
 		`{"type":"warning","turn":1}`,
+		`{"type":"tool_result","turn":1,"id":"a","name":"b","content":"c","is_error":true,"denied":true,"suggest_mode":"yolo","duration_ms":1}`,
 	} {
 		if err := eventtest.ValidateJSON([]byte(bad)); err == nil {
 			t.Errorf("schema accepted %s", bad)

@@ -18,6 +18,7 @@ const (
 	ErrServer       ErrorKind = "server"         // 5xx: retryable
 	ErrInvalid      ErrorKind = "invalid_request"
 	ErrBrokenStream ErrorKind = "broken_stream" // connection dropped or malformed stream
+	ErrConnection   ErrorKind = "connection"    // the server could not be reached (refused): retryable, it may be starting
 	ErrTimeout      ErrorKind = "timeout"
 	ErrOther        ErrorKind = "other"
 )
@@ -48,7 +49,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // Retryable reports whether the same request may succeed if sent again.
 func (e *Error) Retryable() bool {
 	switch e.Kind {
-	case ErrRateLimit, ErrOverloaded, ErrServer, ErrTimeout, ErrBrokenStream:
+	case ErrRateLimit, ErrOverloaded, ErrServer, ErrTimeout, ErrBrokenStream, ErrConnection:
 		return true
 	}
 	return false

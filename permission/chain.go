@@ -214,6 +214,20 @@ func (c *Checker) decide(call Call) Decision {
 		}
 		return d
 	}
+	// hard asks where no allow rule can answer (Decision.NeedsPerson).
+	hard := func(reason, rule string) Decision {
+		d := out(Ask, reason, rule)
+		d.NeedsPerson = true
+		return d
+	}
+	// pathAsk asks about a place a rule naming it can open: a file tool's
+	// Suggest names it; a command's names the command, which would not.
+	pathAsk := func(reason string) Decision {
+		if s.command != nil {
+			return hard(reason, "")
+		}
+		return out(Ask, reason, "")
+	}
 
 	// 1. Deny rules, for every way of naming the program or file the
 	// analyser can see; what it cannot resolve against them is asked.
@@ -221,10 +235,10 @@ func (c *Checker) decide(call Call) Decision {
 		return out(Deny, fmt.Sprintf("denied by rule %s", r), r.String())
 	}
 	if s.badInput != "" {
-		return out(Ask, fmt.Sprintf("%s: %s", call.Tool, s.badInput), "")
+		return hard(fmt.Sprintf("%s: %s", call.Tool, s.badInput), "")
 	}
 	if why := c.unresolvedByDeny(s); why != "" {
-		return out(Ask, why, "")
+		return hard(why, "")
 	}
 
 	// 2. Hard checks: these ask whatever the rules and the mode say (an
@@ -232,10 +246,10 @@ func (c *Checker) decide(call Call) Decision {
 	// places outside the workspace).
 	if a := s.command; a != nil {
 		if a.ParseError != "" {
-			return out(Ask, "the command could not be parsed: "+a.ParseError, "")
+			return hard("the command could not be parsed: "+a.ParseError, "")
 		}
 		if len(a.Dangerous) > 0 {
-			return out(Ask, "dangerous command: "+strings.Join(a.Dangerous, "; "), "")
+			return hard("dangerous command: "+strings.Join(a.Dangerous, "; "), "")
 		}
 	}
 	bypass := cfg.Mode == ModeBypass
@@ -244,17 +258,17 @@ func (c *Checker) decide(call Call) Decision {
 		write := s.write || p.write
 		switch {
 		case p.Err != "":
-			return out(Ask, fmt.Sprintf("cannot tell where %s leads: %s", p.Input, p.Err), "")
+			return hard(fmt.Sprintf("cannot tell where %s leads: %s", p.Input, p.Err), "")
 		case write && p.Special != "":
-			return out(Ask, fmt.Sprintf("%s is %s", p.Input, p.Special), "")
+			return hard(fmt.Sprintf("%s is %s", p.Input, p.Special), "")
 		case write && p.Protected != "":
-			return out(Ask, fmt.Sprintf("writing %s: %s", p.Input, p.Protected), "")
+			return hard(fmt.Sprintf("writing %s: %s", p.Input, p.Protected), "")
 		case write && p.maybe:
 			// A program the analyser cannot bound names it: only what
 			// no write may touch is asked here; the OS sandbox keeps
 			// such programs inside the workspace.
 		case write && p.HardLinks > 1 && !p.remove:
-			return out(Ask, fmt.Sprintf("%s has %d hard links; one may be outside the workspace", p.Input, p.HardLinks), "")
+			return hard(fmt.Sprintf("%s has %d hard links; one may be outside the workspace", p.Input, p.HardLinks), "")
 		case write && !p.Inside:
 			tool := call.Tool
 			if s.command != nil {
@@ -263,7 +277,7 @@ func (c *Checker) decide(call Call) Decision {
 			if _, ok := c.pathRule(allowed, tool, p.Info, base); ok {
 				continue // a rule names this very place: the rules decide below
 			}
-			return out(Ask, fmt.Sprintf("writing %s, outside the workspace", p.Input), "")
+			return pathAsk(fmt.Sprintf("writing %s, outside the workspace", p.Input))
 		case !write && p.Secret != "":
 			tool := call.Tool
 			if s.command != nil {
@@ -275,40 +289,45 @@ func (c *Checker) decide(call Call) Decision {
 				}
 				continue
 			}
-			return out(Ask, fmt.Sprintf("reading %s: %s", p.Input, p.Secret), "")
+			return pathAsk(fmt.Sprintf("reading %s: %s", p.Input, p.Secret))
 		case !write && !p.Inside && s.command != nil && !bypass:
 			if _, ok := c.pathRule(allowed, "Read", p.Info, base); !ok {
-				return out(Ask, fmt.Sprintf("reads %s, outside the workspace", p.Input), "")
+				return hard(fmt.Sprintf("reads %s, outside the workspace", p.Input), "")
 			}
 		}
 	}
 	if why := c.treeSecrets(s); why != "" {
-		return out(Ask, why, "")
+		return hard(why, "")
 	}
 	if a := s.command; a != nil && len(a.Unsafe) > 0 {
 		if bypass {
 			return out(Allow, "bypassPermissions mode", "")
 		}
-		return out(Ask, "the command cannot be checked safely: "+strings.Join(a.Unsafe, "; "), "")
+		return hard("the command cannot be checked safely: "+strings.Join(a.Unsafe, "; "), "")
 	}
 
 	// 3. Ask rules: like deny rules, one part of the call is enough.
 	if r, ok := c.match(cfg.Ask, call, s, base, true); ok {
-		return out(Ask, fmt.Sprintf("rule %s asks", r), r.String())
+		return hard(fmt.Sprintf("rule %s asks", r), r.String())
 	}
 
 	// 4. Allow rules (including "always" answers of this session).
 	allow := append(slices.Clone(c.always), cfg.Allow...)
 	if r, ok := c.match(allow, call, s, base, false); ok {
 		if runner, why := c.unconfinedRunner(s); runner != "" && !bypass {
-			return out(Ask, fmt.Sprintf("%q runs code the project defines (scripts, build files, tests), which an edit or the repository itself can change; "+
+			return hard(fmt.Sprintf("%q runs code the project defines (scripts, build files, tests), which an edit or the repository itself can change; "+
 				"a rule allows it only while the OS sandbox confines commands fully, and %s", runner, why), r.String())
 		}
 		return out(Allow, fmt.Sprintf("allowed by rule %s", r), r.String())
 	}
 
 	// 5. The mode.
-	return c.byMode(call, s, out)
+	d = c.byMode(call, s, out)
+	if d.Behavior == Ask && s.command != nil && len(s.command.ProjectCode) > 0 && !cfg.Sandboxed {
+		// The rule Suggest lists would meet the check above.
+		d.NeedsPerson = true
+	}
+	return d
 }
 
 // touchedPath is a path a call reads or writes, with whether it writes.
@@ -373,7 +392,9 @@ func (c *Checker) byMode(call Call, s subject, out func(Behavior, string, string
 		// A command that only reads is treated like the read-only
 		// tools: no question inside the workspace, in every mode.
 		if why := c.readsOutsideOrSecret(s); why != "" {
-			return out(Ask, why, "")
+			d := out(Ask, why, "")
+			d.NeedsPerson = true // a rule for the command does not lift it
+			return d
 		}
 		return out(Allow, "read-only command inside the workspace", "")
 	}
@@ -400,11 +421,23 @@ func (c *Checker) byMode(call Call, s subject, out func(Behavior, string, string
 	}
 	switch {
 	case s.command != nil:
-		return out(Ask, "running a command needs approval", "")
+		d := out(Ask, "running a command needs approval", "")
+		if mode == ModeDefault && len(s.command.Writes) > 0 && c.writesInside(s) {
+			// A rule for the command covers its writes in the workspace
+			// only where edits are allowed (writesCovered); a line of
+			// redirections alone needs nothing else.
+			d.SuggestMode = ModeAcceptEdits
+			d.ModeSuffices = len(s.command.Commands) == 0
+		}
+		return d
 	case !inside:
 		return out(Ask, fmt.Sprintf("%s changes files outside the workspace", call.Tool), "")
 	case slices.Contains(writeTools, call.Tool):
-		return out(Ask, fmt.Sprintf("%s changes files", call.Tool), "")
+		d := out(Ask, fmt.Sprintf("%s changes files", call.Tool), "")
+		if mode == ModeDefault {
+			d.SuggestMode, d.ModeSuffices = ModeAcceptEdits, true
+		}
+		return d
 	}
 	return out(Ask, fmt.Sprintf("%s may change files or run commands", call.Tool), "")
 }

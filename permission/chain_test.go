@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -504,5 +505,60 @@ func TestAdditionalDirectories(t *testing.T) {
 	}
 	if d := check(c, "Write", input("file_path", e.home+"/x", "content", "x")); d.Behavior != permission.Ask {
 		t.Errorf("write elsewhere: %+v", d)
+	}
+}
+
+// What an "ask" says about the flags a run that cannot ask would need
+// (Decision.Lift). Each claim is checked against the chain itself: the
+// rules and mode Lift names allow the call; where only a person can, the
+// suggested rules, even in acceptEdits mode, do not.
+func TestAskSaysWhatWouldAllowIt(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		tool      string
+		in        json.RawMessage
+		sandboxed bool
+		ok        bool // a flag can allow it
+		rules     []string
+		mode      permission.Mode
+	}{
+		{"Write", input("file_path", "src/new.go", "content", "x"), false, true, nil, permission.ModeAcceptEdits},
+		{"Edit", input("file_path", "src/main.go", "old_string", "a", "new_string", "b"), false, true, nil, permission.ModeAcceptEdits},
+		{"Write", input("file_path", filepath.Join(e.outside, "x"), "content", "x"), false, true, []string{"Edit(/" + filepath.Join(e.outside, "x") + ")"}, ""},
+		{"Read", input("file_path", filepath.Join(e.outside, "secret.txt")), false, true, []string{"Read(/" + filepath.Join(e.outside, "secret.txt") + ")"}, ""},
+		{"Read", input("file_path", ".env"), false, true, []string{"Read(/.env)"}, ""},
+		{"Bash", input("command", "touch created"), false, true, []string{"Bash(touch created)"}, permission.ModeAcceptEdits},
+		{"Bash", input("command", "> notes.txt"), false, true, nil, permission.ModeAcceptEdits},
+		{"Bash", input("command", "git commit -m x"), false, true, []string{"Bash(git commit:*)"}, ""},
+		{"Bash", input("command", "go test ./..."), true, true, []string{"Bash(go test:*)"}, ""},
+		// Hard checks, and what a rule for the command cannot lift.
+		{"Bash", input("command", "go test ./..."), false, false, nil, ""},
+		{"Bash", input("command", "rm -rf ~"), false, false, nil, ""},
+		{"Bash", input("command", "eval \"$X\""), false, false, nil, ""},
+		{"Bash", input("command", "cat .env"), false, false, nil, ""},
+		{"Bash", input("command", "cat "+filepath.Join(e.outside, "secret.txt")), false, false, nil, ""},
+		{"Bash", input("command", "touch "+filepath.Join(e.outside, "new")), false, false, nil, ""},
+		{"Write", input("file_path", ".git/hooks/pre-commit", "content", "x"), false, false, nil, ""},
+		{"Write", input("file_path", "hard", "content", "x"), false, false, nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tool+" "+string(tc.in), func(t *testing.T) {
+			cfg := permission.Config{Mode: permission.ModeDefault, Sandboxed: tc.sandboxed}
+			d := check(checkerWith(t, e, cfg, nil, nil, nil), tc.tool, tc.in)
+			rs, mode, ok := d.Lift()
+			if d.Behavior != permission.Ask || ok != tc.ok || mode != tc.mode || !slices.Equal(rs, tc.rules) {
+				t.Fatalf("decision %+v: Lift() = %q, %q, %v; want %q, %q, %v", d, rs, mode, ok, tc.rules, tc.mode, tc.ok)
+			}
+			if !ok {
+				rs, mode = d.Suggest, permission.ModeAcceptEdits
+			}
+			if mode != "" {
+				cfg.Mode = mode
+			}
+			lifted := check(checkerWith(t, e, cfg, rs, nil, nil), tc.tool, tc.in)
+			if (lifted.Behavior == permission.Allow) != ok {
+				t.Errorf("with rules %q in mode %s: %+v", rs, cfg.Mode, lifted)
+			}
+		})
 	}
 }

@@ -55,6 +55,31 @@ type Decision struct {
 	// Suggest lists the narrowest rules that would allow this call, for an
 	// "allow always" answer.
 	Suggest []string `json:"-"`
+	// NeedsPerson marks an "ask" that no allow rule turns into an allow: a
+	// hard check (a dangerous or unparseable command, a protected path, a
+	// tree holding a secret, …) or an ask rule. Suggest still lists rules,
+	// but a run that cannot ask (print mode) must not offer them as the way
+	// to allow the call: only a person's answer can.
+	NeedsPerson bool `json:"-"`
+	// SuggestMode is a permission mode narrower than bypassPermissions the
+	// call needs besides the rules of Suggest (a command that writes files
+	// in the workspace: acceptEdits), or instead of them when ModeSuffices
+	// (Write or Edit in the workspace); "" if no such mode helps.
+	SuggestMode  Mode `json:"-"`
+	ModeSuffices bool `json:"-"`
+}
+
+// Lift says what would allow a call this decision asks about in a run that
+// cannot ask (print mode): the rules to add and the mode to run in, either
+// possibly empty. ok is false when only a person can allow it.
+func (d Decision) Lift() (rules []string, mode Mode, ok bool) {
+	if d.Behavior != Ask || d.NeedsPerson {
+		return nil, "", false
+	}
+	if d.ModeSuffices && d.SuggestMode != "" {
+		return nil, d.SuggestMode, true
+	}
+	return d.Suggest, d.SuggestMode, len(d.Suggest) > 0 || d.SuggestMode != ""
 }
 
 // Call is what the chain looks at.

@@ -55,6 +55,12 @@ func List(dir string) ([]Info, error) {
 		if err != nil {
 			continue
 		}
+		if info.FirstPrompt == "" && info.Turns == 0 {
+			// A header and nothing else: a run that failed before its
+			// prompt was sent (earlier versions created the file at
+			// start). Nothing to list, continue or resume.
+			continue
+		}
 		info.ID = id
 		out = append(out, info)
 	}

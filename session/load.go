@@ -327,46 +327,65 @@ func stripReminders(s string) string {
 	}
 }
 
-// TurnInfo describes one turn for a rewind UI.
-type TurnInfo struct {
+// Prompt is one prompt a person sent, with what the model did about it,
+// for a rewind UI: a person thinks in the prompts they typed, not in the
+// model calls each took.
+type Prompt struct {
+	// N numbers the prompts still in the conversation from 1, oldest first.
+	N int
+	// Turn is the model call that read the prompt first: rewinding to
+	// before the prompt is rewinding to before this turn (RewindPlan and a
+	// rewind record take it).
 	Turn int
-	// Prompt is the first user text of the turn, if the turn began with one.
-	Prompt string
-	// Files are the paths snapshotted at the turn (changed by it), in the
-	// order they were first changed.
+	// Text is what the person typed (without reminders).
+	Text string
+	// Files are the paths snapshotted (changed) from this prompt's first
+	// turn up to the next prompt's, in the order they were first changed.
 	Files []string
 }
 
-// Turns lists the turns still in the conversation (rewound ones are gone),
-// oldest first, including turns before a compaction boundary.
-func Turns(st *State) []TurnInfo {
-	var out []TurnInfo
-	idx := map[int]int{}
-	get := func(turn int) *TurnInfo {
-		i, ok := idx[turn]
-		if !ok {
-			i = len(out)
-			idx[turn] = i
-			out = append(out, TurnInfo{Turn: turn})
+// Label is the prompt's first non-blank line.
+func (p Prompt) Label() string {
+	for _, l := range strings.Split(p.Text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
 		}
-		return &out[i]
 	}
+	return ""
+}
+
+// Prompts lists the prompts still in the conversation (rewound ones are
+// gone), oldest first, including those before a compaction boundary.
+//
+// A prompt is the user message of text that opens its turn: the loop
+// records a run's prompt first, with the turn of the model call that reads
+// it, and every message it adds itself (tool results, reminders, the
+// request to continue a cut answer) either follows that turn's answer or
+// holds no text but reminders. Transcripts of every version carry this, so
+// no record marks prompts.
+func Prompts(st *State) []Prompt {
+	var out []Prompt
+	seen := map[int]bool{} // turns that already have a record
 	for _, r := range st.Live {
+		first := !seen[r.Turn]
+		seen[r.Turn] = true
 		switch r.Type {
 		case TypeMessage:
-			ti := get(r.Turn)
-			if ti.Prompt == "" && r.Message.Role == llm.RoleUser {
-				ti.Prompt = promptText(r.Message)
+			if !first || r.Message.Role != llm.RoleUser {
+				continue
+			}
+			if text := promptText(r.Message); text != "" {
+				out = append(out, Prompt{N: len(out) + 1, Turn: r.Turn, Text: text})
 			}
 		case TypeSnapshot:
-			ti := get(r.Turn)
-			if !slices.Contains(ti.Files, r.Path) {
-				ti.Files = append(ti.Files, r.Path)
+			if len(out) == 0 {
+				continue // a file changed before any prompt: nothing to list it under
 			}
-		case TypeBoundary:
-			get(r.Turn)
+			p := &out[len(out)-1]
+			if !slices.Contains(p.Files, r.Path) {
+				p.Files = append(p.Files, r.Path)
+			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b TurnInfo) int { return a.Turn - b.Turn })
 	return out
 }

@@ -124,6 +124,43 @@ type Transcript struct {
 	size int64 // bytes known to be whole lines; a failed write is cut back to it
 	err  error // sticky: set when a failed write could not be undone
 	line []byte
+	// header, until the file exists (see Start): the first Append creates
+	// the file with it.
+	header *Record
+	closed bool
+}
+
+// Start is Create deferred: the file <dir>/<id>.jsonl is created, with
+// header as its first line, by the first Append. A session that never gets
+// a record — a run that failed before its prompt was sent, a TUI closed
+// before the first prompt — leaves no transcript to list or resume.
+func Start(dir, id string, header Record) (*Transcript, error) {
+	if err := validID(id); err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	if header.ID != "" && header.ID != id {
+		return nil, fmt.Errorf("create session %s: header names session %q", id, header.ID)
+	}
+	return &Transcript{id: id, path: filepath.Join(dir, id+".jsonl"), header: &header}, nil
+}
+
+// Exists reports whether the file has been created: always for Create and
+// Open, after the first Append for Start.
+func (t *Transcript) Exists() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.header == nil
+}
+
+// materialize creates a Start transcript's file with its header. Called
+// with t.mu held.
+func (t *Transcript) materialize() error {
+	created, err := Create(filepath.Dir(t.path), t.id, *t.header)
+	if err != nil {
+		return err
+	}
+	t.f, t.size, t.header = created.f, created.size, nil
+	return nil
 }
 
 // Create starts a new session file <dir>/<id>.jsonl and writes header as its
@@ -218,6 +255,14 @@ func (t *Transcript) write(r *Record) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.closed {
+		return os.ErrClosed
+	}
+	if t.header != nil {
+		if err := t.materialize(); err != nil {
+			return err
+		}
+	}
 	if t.f == nil {
 		return os.ErrClosed
 	}
@@ -253,8 +298,11 @@ func (t *Transcript) write(r *Record) error {
 func (t *Transcript) Sync() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.f == nil {
+	if t.closed || (t.f == nil && t.header == nil) {
 		return fmt.Errorf("sync session %s: %w", t.id, os.ErrClosed)
+	}
+	if t.header != nil {
+		return nil // nothing written yet
 	}
 	if err := t.f.Sync(); err != nil {
 		return fmt.Errorf("sync session %s: %w", t.id, err)
@@ -266,6 +314,7 @@ func (t *Transcript) Sync() error {
 func (t *Transcript) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.closed = true
 	if t.f == nil {
 		return nil
 	}

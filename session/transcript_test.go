@@ -260,27 +260,39 @@ func TestFirstPromptSkipsRemindersAndToolResults(t *testing.T) {
 	}
 }
 
-func TestTurns(t *testing.T) {
+// Prompts numbers what a person sent, not the model calls: each prompt
+// with the files changed until the next one; the loop's own messages (tool
+// results, reminders, the request to continue a cut answer) are no prompts.
+func TestPrompts(t *testing.T) {
 	snap := func(turn int, path string) session.Record {
 		return session.Record{Type: session.TypeSnapshot, Turn: turn, Path: path}
 	}
+	withReminder := &llm.Message{Role: llm.RoleUser, Content: []llm.Block{
+		{Type: llm.BlockText, Text: "<system-reminder>\nenvironment\n</system-reminder>\n"},
+		{Type: llm.BlockText, Text: "\n  fix the build\nand the tests"},
+	}}
 	st := mustLoad(t, writeSession(t, t.TempDir(), "s",
-		msg(1, user("one")), msg(1, assistant("", "c1")), snap(1, "/a"), snap(1, "/b"), msg(1, results("c1")),
-		msg(2, assistant("", "c2")), snap(2, "/a"), msg(2, results("c2")),
-		msg(3, assistant("done")),
-		msg(4, user("four")), msg(4, assistant("", "c3")), snap(4, "/c"), msg(4, results("c3")),
-		msg(5, assistant("x")),
-		session.Record{Type: session.TypeRewind, Turn: 4},
-		msg(6, user("six")), snap(6, "/a"), snap(6, "/a"),
+		msg(1, withReminder), msg(1, assistant("", "c1")), snap(1, "/a"), snap(1, "/b"), msg(1, results("c1")),
+		msg(2, user("<system-reminder>todo list</system-reminder>")), msg(2, assistant("", "c2")), snap(2, "/a"), msg(2, results("c2")),
+		msg(3, assistant("cut")), msg(3, user("Your previous response was cut off. Continue.")),
+		msg(4, assistant("done")),
+		session.Record{Type: session.TypeEnd, Turn: 4},
+		msg(5, user("four")), msg(5, assistant("", "c3")), snap(5, "/c"), msg(5, results("c3")),
+		msg(6, assistant("x")),
+		msg(7, user("five")), msg(7, assistant("y")),
+		session.Record{Type: session.TypeRewind, Turn: 5},
+		msg(8, user("six")), snap(8, "/a"), snap(8, "/a"), msg(8, assistant("z")),
 	))
-	want := []session.TurnInfo{
-		{Turn: 1, Prompt: "one", Files: []string{"/a", "/b"}},
-		{Turn: 2, Files: []string{"/a"}},
-		{Turn: 3},
-		{Turn: 6, Prompt: "six", Files: []string{"/a"}},
+	want := []session.Prompt{
+		{N: 1, Turn: 1, Text: "fix the build\nand the tests", Files: []string{"/a", "/b"}},
+		{N: 2, Turn: 8, Text: "six", Files: []string{"/a"}},
 	}
-	if d := cmp.Diff(want, session.Turns(st)); d != "" {
-		t.Errorf("Turns (-want +got):\n%s", d)
+	got := session.Prompts(st)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Prompts (-want +got):\n%s", d)
+	}
+	if l := got[0].Label(); l != "fix the build" {
+		t.Errorf("Label = %q", l)
 	}
 	if len(st.Snapshots) != 6 {
 		t.Errorf("Snapshots keeps rewound turns: got %d records, want 6", len(st.Snapshots))
@@ -462,6 +474,7 @@ func TestListAndLatest(t *testing.T) {
 	writeSession(t, dir, "a", msg(1, user("first")), session.Record{Type: session.TypeUsage, Turn: 1, Usage: &llm.Usage{}, CostUSD: 0.5, Time: at(50)})
 	writeSession(t, dir, "b", msg(1, user("second")), msg(2, user("more")), session.Record{Type: session.TypeEnd, Turn: 2, Time: at(90)})
 	writeSession(t, dir, "c", msg(1, user("third")))
+	writeSession(t, dir, "empty") // a start that failed before its prompt (earlier versions)
 	os.WriteFile(filepath.Join(dir, "broken.jsonl"), []byte("{nope\n{}\n"), 0o600)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o600)
 	os.Mkdir(filepath.Join(dir, "a"), 0o700) // a snapshot directory
@@ -516,5 +529,48 @@ func TestNewID(t *testing.T) {
 	}
 	if _, err := session.Create(t.TempDir(), a, testHeader); err != nil {
 		t.Errorf("Create with NewID: %v", err)
+	}
+}
+
+// Start creates nothing until the first record: a session that fails, or
+// is left, before its first prompt leaves no file behind.
+func TestStartCreatesTheFileWithTheFirstRecord(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "project")
+	tr, err := session.Start(dir, "s", testHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Sync(); err != nil {
+		t.Fatalf("Sync before any record: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) || tr.Exists() {
+		t.Fatalf("Start created %s before any record: %v", dir, err)
+	}
+	if err := tr.Append(msg(1, user("hi"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := mustLoad(t, tr.Path())
+	if !tr.Exists() || st.Header.Cwd != testHeader.Cwd || st.Header.ID != "s" || st.FirstPrompt != "hi" {
+		t.Fatalf("header %+v, first prompt %q", st.Header, st.FirstPrompt)
+	}
+
+	left, err := session.Start(dir, "left", testHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := left.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := left.Append(msg(1, user("late"))); !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("Append after Close = %v", err)
+	}
+	if _, err := os.Stat(left.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a session closed before any record left %s: %v", left.Path(), err)
+	}
+	if _, err := session.Start(dir, "../x", testHeader); err == nil {
+		t.Fatal("Start accepted an id with a path separator")
 	}
 }

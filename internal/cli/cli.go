@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/novacode/nova/internal/iostreams"
 	"github.com/novacode/nova/permission/sandbox"
@@ -18,6 +19,57 @@ import (
 
 // Version is set at build time with -ldflags "-X github.com/novacode/nova/internal/cli.Version=…".
 var Version = "0.1.0-dev"
+
+// versionLine is what --version prints after "nova version ": Version and
+// what the Go toolchain recorded in the binary. go build and go install
+// in a git clone record the commit and its time (vcs.revision, vcs.time;
+// not with -buildvcs=false, nor in a linked git worktree); go run and
+// builds outside a clone record none, and say so instead of guessing.
+func versionLine(version string, bi *debug.BuildInfo) string {
+	if bi == nil {
+		return version + " (devel: no build information)"
+	}
+	var rev, at string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	var parts []string
+	switch {
+	case rev != "":
+		c := "commit " + rev[:min(len(rev), 12)]
+		if t, err := time.Parse(time.RFC3339, at); err == nil {
+			c += " of " + t.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		if modified {
+			c += ", with uncommitted changes"
+		}
+		parts = append(parts, c)
+	case bi.Main.Version != "" && bi.Main.Version != "(devel)":
+		// go install github.com/novacode/nova/cmd/nova@version
+		parts = append(parts, "module "+bi.Main.Version)
+	default:
+		parts = append(parts, "devel: built without version control information, so no commit is known")
+	}
+	if bi.GoVersion != "" {
+		parts = append(parts, bi.GoVersion)
+	}
+	return version + " (" + strings.Join(parts, "; ") + ")"
+}
+
+func buildInfo() *debug.BuildInfo {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi
+	}
+	return nil
+}
 
 // exitError carries a process exit code out of a command.
 type exitError struct{ code int }

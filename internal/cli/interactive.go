@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"os"
 	"strconv"
@@ -214,36 +216,42 @@ func (r *tuiRunner) session(ctx context.Context, name, args string) (string, *tu
 			pastOf(st, r.in.agent.Model, r.in.window), nil
 	case name == "rewind":
 		st, err := session.Load(s.rec.t.Path())
+		if errors.Is(err, fs.ErrNotExist) && !s.rec.t.Exists() {
+			return "Nothing to rewind yet: no prompt has been sent.", nil, nil
+		}
 		if err != nil {
 			return "", nil, err
 		}
+		prompts := session.Prompts(st)
 		if args == "" {
-			var b strings.Builder
-			b.WriteString("Turns (/rewind N goes back to before turn N):")
-			for _, ti := range session.Turns(st) {
-				fmt.Fprintf(&b, "\n  %d  %s", ti.Turn, oneLine(ti.Prompt, 50))
-				for _, f := range ti.Files {
-					fmt.Fprintf(&b, "\n       changed %s", f)
-				}
+			if len(prompts) == 0 {
+				return "Nothing to rewind yet: no prompt has been sent.", nil, nil
 			}
-			return b.String(), nil, nil
+			var b strings.Builder
+			b.WriteString("Turns, one per prompt (/rewind N goes back to before turn N):\n")
+			writePrompts(&b, prompts, r.in.dir, "  ")
+			return strings.TrimRight(b.String(), "\n"), nil, nil
 		}
 		n, err := strconv.Atoi(args)
-		if err != nil || n < 1 || n > st.Turns+1 {
-			return "", nil, fmt.Errorf("give a turn between 1 and %d", st.Turns)
+		if err != nil {
+			return "", nil, fmt.Errorf("/rewind takes a turn number, not %q (/rewind alone lists them)", args)
 		}
-		plan := session.RewindPlan(st.Snapshots, n)
+		p, err := promptNumber(prompts, n)
+		if err != nil {
+			return "", nil, err
+		}
+		plan := session.RewindPlan(st.Snapshots, p.Turn)
 		if err := s.snaps.Apply(plan); err != nil {
 			return "", nil, fmt.Errorf("restore files: %w", err)
 		}
-		if err := s.rec.append(session.Record{Type: "rewind", Turn: n}); err != nil {
+		if err := s.rec.append(session.Record{Type: session.TypeRewind, Turn: p.Turn}); err != nil {
 			return "", nil, err
 		}
 		if st, err = session.Load(s.rec.t.Path()); err != nil {
 			return "", nil, err
 		}
 		r.conv = stateConversation(s.id, r.in.system, st)
-		return fmt.Sprintf("Rewound to before turn %d: %d files restored; the conversation continues from there.", n, len(plan)),
+		return fmt.Sprintf("Rewound to before turn %d (%s): %d files restored; the conversation continues from there.", n, oneLine(p.Label(), 40), len(plan)),
 			pastOf(st, r.in.agent.Model, r.in.window), nil
 	}
 	return "", nil, fmt.Errorf("unknown session command %q", name)

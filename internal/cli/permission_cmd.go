@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/novacode/nova/internal/config"
 	"github.com/novacode/nova/internal/iostreams"
 	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/permission/sandbox"
 	"github.com/novacode/nova/tool/builtin"
 )
 
@@ -21,13 +23,25 @@ type PermissionCheckOptions struct {
 	Ask   []string
 	Deny  []string
 	Cwd   string
-	// Sandboxed answers as if commands ran in the OS sandbox.
-	Sandboxed bool
+	// Sandbox says what confines commands for this decision: detected as
+	// a run on this machine would (the "sandbox" setting, bubblewrap or
+	// Landlock, and what they can guarantee for this workspace), or
+	// assumed either way.
+	Sandbox SandboxChoice
 	// TrustWorkspace applies the workspace's settings that need trust.
 	TrustWorkspace bool
 	Tool           string
 	Input          json.RawMessage
 }
+
+// SandboxChoice is how nova permission check treats the OS sandbox.
+type SandboxChoice string
+
+const (
+	SandboxDetect  SandboxChoice = ""        // as a run here would (default)
+	SandboxAssumed SandboxChoice = "assumed" // --sandboxed: fully confined
+	SandboxNone    SandboxChoice = "none"    // --no-sandbox, --sandboxed=false
+)
 
 func newCmdPermission(ios *iostreams.IOStreams, runF func(context.Context, *PermissionCheckOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
@@ -40,13 +54,21 @@ func newCmdPermission(ios *iostreams.IOStreams, runF func(context.Context, *Perm
 
 func newCmdPermissionCheck(ios *iostreams.IOStreams, runF func(context.Context, *PermissionCheckOptions) error) *cobra.Command {
 	opts := &PermissionCheckOptions{IO: ios}
+	var sandboxed, noSandbox bool
 	cmd := &cobra.Command{
-		Use:   "check [--mode M] [--allow RULE]... [--deny RULE]... [--cwd DIR] TOOL INPUT_JSON",
+		Use:   "check [--mode M] [--allow RULE]... [--deny RULE]... [--cwd DIR] [--sandboxed | --no-sandbox] TOOL INPUT_JSON",
 		Short: "Print the decision the permission chain makes for one tool call",
 		Long: `Decide one tool call without a model and print the decision as one JSON line:
-{"decision":"allow|ask|deny","reason":"...","rule":"..."}. The settings files of the
-workspace are read as in a print-mode run (settings that need trust apply only in a
-trusted workspace, see nova trust); --allow/--ask/--deny add rules.
+{"decision":"allow|ask|deny","reason":"...","rule":"...","sandbox":"..."}. The settings
+files of the workspace are read as in a print-mode run (settings that need trust apply
+only in a trusted workspace, see nova trust); --allow/--ask/--deny add rules.
+
+The decision is the one a run here would make: the OS sandbox is set up as a run sets
+it up (the "sandbox" setting; bubblewrap, else Landlock) and asked what it can promise
+for this workspace, since rules for commands that run project code (npm test, make)
+hold only while it confines them fully. "sandbox" in the output names it.
+--sandboxed decides as if commands ran fully confined whatever this machine has, and
+--no-sandbox (or --sandboxed=false) as if they ran unconfined.
 
   nova permission check Bash '{"command":"git status; rm -rf ~"}'
   nova permission check --allow 'Bash(npm run test:*)' Bash '{"command":"npm run test"}'`,
@@ -62,6 +84,15 @@ trusted workspace, see nova trust); --allow/--ask/--deny add rules.
 					return err
 				}
 			}
+			f := cmd.Flags()
+			switch {
+			case f.Changed("sandboxed") && f.Changed("no-sandbox"):
+				return errors.New("--sandboxed and --no-sandbox cannot be used together")
+			case f.Changed("sandboxed") && sandboxed:
+				opts.Sandbox = SandboxAssumed
+			case f.Changed("sandboxed"), noSandbox:
+				opts.Sandbox = SandboxNone
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -75,7 +106,10 @@ trusted workspace, see nova trust); --allow/--ask/--deny add rules.
 	f.StringArrayVar(&opts.Deny, "deny", nil, "A deny rule (repeatable)")
 	f.StringVar(&opts.Cwd, "cwd", "", "Workspace directory (default: current directory)")
 	f.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "Apply the workspace's own settings that need trust (see nova trust)")
-	f.BoolVar(&opts.Sandboxed, "sandboxed", false, "Decide as if commands ran in the OS sandbox (rules for project runners such as `npm test` hold only then)")
+	// No backquotes in these: pflag shows a quoted word as the flag's
+	// argument ("--sandboxed npm test"), and these take none.
+	f.BoolVar(&sandboxed, "sandboxed", false, "Decide as if commands ran fully confined by the OS sandbox, whatever this machine has (default: detect it as a run does)")
+	f.BoolVar(&noSandbox, "no-sandbox", false, "Decide as if commands ran without the OS sandbox (same as --sandboxed=false)")
 	return cmd
 }
 
@@ -97,12 +131,34 @@ func runPermissionCheck(opts *PermissionCheckOptions) error {
 		return err
 	}
 	fmt.Fprint(opts.IO.ErrOut, prefixed(notice))
-	_, files := ws.Resolve(trusted)
+	settings, files := ws.Resolve(trusted)
 	warnSettings(opts.IO.ErrOut, files)
-	c, _, err := buildChecker(permissionInputs{Mode: opts.Mode, Allow: opts.Allow, Ask: opts.Ask, Deny: opts.Deny, Sandboxed: opts.Sandboxed,
-		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath}, dir, files, opts.IO.ErrOut)
+	pin := permissionInputs{Mode: opts.Mode, Allow: opts.Allow, Ask: opts.Ask, Deny: opts.Deny,
+		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath}
+	sandboxName := string(opts.Sandbox)
+	switch opts.Sandbox {
+	case SandboxAssumed:
+		pin.Sandboxed = true
+	case SandboxDetect:
+		pin.Sandbox = func(additional []string) (*sandbox.Sandbox, error) {
+			mode, err := sandboxMode(settings)
+			if err != nil {
+				return nil, err
+			}
+			// No TempDir: New makes one, and Close removes it.
+			return sandbox.New(mode, sandbox.Policy{Workspace: dir, Writable: additional})
+		}
+	}
+	c, sb, err := buildChecker(pin, dir, files, opts.IO.ErrOut)
 	if err != nil {
 		return err
+	}
+	defer sb.Close()
+	if opts.Sandbox == SandboxDetect {
+		sandboxName = sb.Kind()
+		if n := sb.Notice(); n != "" {
+			fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
+		}
 	}
 	readOnly := false
 	for _, t := range builtin.All() {
@@ -111,7 +167,12 @@ func runPermissionCheck(opts *PermissionCheckOptions) error {
 		}
 	}
 	d := c.Check(permission.Call{Tool: opts.Tool, Input: opts.Input, ReadOnly: readOnly})
-	b, err := json.Marshal(d)
+	b, err := json.Marshal(struct {
+		permission.Decision
+		// Sandbox: bubblewrap, landlock or none as detected; assumed
+		// (--sandboxed) or none (--no-sandbox) as told.
+		Sandbox string `json:"sandbox"`
+	}{d, sandboxName})
 	if err != nil {
 		return fmt.Errorf("encode decision: %w", err)
 	}

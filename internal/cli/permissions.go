@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -29,7 +30,7 @@ type permissionInputs struct {
 	// only when it is active.
 	Sandbox func(additional []string) (*sandbox.Sandbox, error)
 	// Sandboxed, without Sandbox, tells the chain to decide as if commands
-	// were sandboxed (nova permission check --sandboxed).
+	// were fully confined (nova permission check --sandboxed).
 	Sandboxed bool
 	// Always are the rules the person answered "allow always" to in this
 	// workspace, kept in their own settings file, AlwaysFrom
@@ -49,9 +50,13 @@ func buildChecker(in permissionInputs, workspace string, files []config.File, er
 	warn := func(e rules.ParseError) { fmt.Fprintf(errOut, "nova: warning: %v (rule ignored)\n", e) }
 	mode := ""
 	for _, f := range files {
+		if len(bytes.TrimSpace(f.Data)) == 0 {
+			continue // an empty file sets nothing, as config reads it
+		}
 		lists, perrs, err := rules.ParseJSONLists(f.Path, f.Data)
 		if err != nil {
-			return nil, nil, fmt.Errorf("settings file %s: %w", f.Path, err)
+			// err names the file (and the line) already.
+			return nil, nil, fmt.Errorf("settings: %w; fix or remove the file and run again", err)
 		}
 		for _, e := range perrs {
 			warn(e)
@@ -215,15 +220,23 @@ func sandboxLimits(ctx context.Context, sb *sandbox.Sandbox) string {
 		": rules for commands that run project code (npm test, make, …) ask instead of allowing; install bubblewrap (apt-get install bubblewrap) for a sandbox that can"
 }
 
+// sandboxMode is the "sandbox" setting, auto when unset.
+func sandboxMode(s config.Settings) (sandbox.Mode, error) {
+	if s.Sandbox == nil {
+		return sandbox.ModeAuto, nil
+	}
+	m, err := sandbox.ParseMode(*s.Sandbox)
+	if err != nil {
+		return "", fmt.Errorf("setting \"sandbox\": %w", err)
+	}
+	return m, nil
+}
+
 // newSandbox sets up the OS sandbox for Bash from the "sandbox" setting.
 func newSandbox(s config.Settings, workspace string, additional []string, tmp string) (*sandbox.Sandbox, error) {
-	mode := sandbox.Mode("auto")
-	if s.Sandbox != nil {
-		m, err := sandbox.ParseMode(*s.Sandbox)
-		if err != nil {
-			return nil, fmt.Errorf("setting \"sandbox\": %w", err)
-		}
-		mode = m
+	mode, err := sandboxMode(s)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("create the sandbox's temp dir: %w", err)

@@ -210,3 +210,35 @@ func TestAllowAlwaysThatCannotBeSaved(t *testing.T) {
 		t.Fatalf("the rule does not hold for the session: %+v", d)
 	}
 }
+
+// An empty settings file sets nothing, for the rules as for the rest of
+// the settings; a broken one is named once, with what to do.
+func TestEmptyAndBrokenSettingsFiles(t *testing.T) {
+	tests := []struct {
+		name, data string
+		wantErr    string
+	}{
+		{"empty", "", ""},
+		{"blank", " \n\t\n", ""},
+		{"object", "{}", ""},
+		{"broken", `{"permissions": {"allow": ["Bash",]}}`,
+			"settings: /ws/.novacode/settings.json:1:35: settings are not valid JSON: invalid character ']' looking for beginning of value; fix or remove the file and run again"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			files := []config.File{{Path: "/ws/.novacode/settings.json", Data: []byte(tc.data)}}
+			var errOut bytes.Buffer
+			_, _, err := buildChecker(permissionInputs{}, t.TempDir(), files, &errOut)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.wantErr || errOut.Len() != 0 {
+				t.Fatalf("error %q, want %q; warnings %q", got, tc.wantErr, errOut.String())
+			}
+			if strings.Count(got, "settings.json") > 1 {
+				t.Fatalf("the path is named twice: %s", got)
+			}
+		})
+	}
+}

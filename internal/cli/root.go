@@ -75,7 +75,7 @@ OPENAI_API_KEY / OPENAI_BASE_URL (OpenAI, or any OpenAI-compatible server),
 or ~/.novacode/settings.json and .novacode/settings.json. A workspace's own
 settings that widen what nova may do, or choose the endpoint, apply only once
 you trust the workspace (the interactive UI asks; see nova trust).`,
-		Version:       Version,
+		Version:       versionLine(Version, buildInfo()),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// cobra's own default, which SuggestionsFor (below) does not apply.
@@ -248,7 +248,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	reg := tool.NewRegistry(builtin.All()...)
 	reg.Remove(bareNames(opts.DisallowedTools)...)
 
-	sess, err := openSession(data, dir, opts, ep)
+	sess, err := openSession(data, dir, opts, ep, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}

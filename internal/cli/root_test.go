@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -65,16 +66,6 @@ func TestRootFlags(t *testing.T) {
 				t.Fatalf("options (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestVersion(t *testing.T) {
-	ios, _, out, _ := iostreams.Test()
-	if code := Run(context.Background(), ios, []string{"--version"}); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	if got := out.String(); got != "nova version "+Version+"\n" {
-		t.Fatalf("version output %q", got)
 	}
 }
 
@@ -181,7 +172,13 @@ func TestPermissionCheckFlags(t *testing.T) {
 	}{
 		{name: "all", args: []string{"--mode", "plan", "--allow", "Bash(npm run test:*)", "--allow", "Read", "--deny", "Bash(rm:*)", "--ask", "Edit", "--cwd", "/w", "--trust-workspace", "--sandboxed", "Bash", `{"command":"ls"}`},
 			want: PermissionCheckOptions{Mode: "plan", Allow: []string{"Bash(npm run test:*)", "Read"}, Deny: []string{"Bash(rm:*)"}, Ask: []string{"Edit"}, Cwd: "/w",
-				TrustWorkspace: true, Sandboxed: true, Tool: "Bash", Input: []byte(`{"command":"ls"}`)}},
+				TrustWorkspace: true, Sandbox: SandboxAssumed, Tool: "Bash", Input: []byte(`{"command":"ls"}`)}},
+		// Without a word about the sandbox, it is detected as a run would.
+		{name: "detect", args: []string{"Bash", `{}`}, want: PermissionCheckOptions{Sandbox: SandboxDetect, Tool: "Bash", Input: []byte(`{}`)}},
+		{name: "no sandbox", args: []string{"--no-sandbox", "Bash", `{}`}, want: PermissionCheckOptions{Sandbox: SandboxNone, Tool: "Bash", Input: []byte(`{}`)}},
+		{name: "sandboxed=false", args: []string{"--sandboxed=false", "Bash", `{}`}, want: PermissionCheckOptions{Sandbox: SandboxNone, Tool: "Bash", Input: []byte(`{}`)}},
+		{name: "no-sandbox=false", args: []string{"--no-sandbox=false", "Bash", `{}`}, want: PermissionCheckOptions{Sandbox: SandboxDetect, Tool: "Bash", Input: []byte(`{}`)}},
+		{name: "both", args: []string{"--sandboxed", "--no-sandbox", "Bash", `{}`}, wantErr: "--sandboxed and --no-sandbox cannot be used together"},
 		{name: "bad json", args: []string{"Bash", `{"command":`}, wantErr: "INPUT_JSON is not valid JSON"},
 		{name: "bad mode", args: []string{"--mode", "yolo", "Bash", `{}`}, wantErr: "unknown permission mode"},
 		{name: "missing input", args: []string{"Bash"}, wantErr: "accepts 2 arg(s)"},
@@ -221,5 +218,50 @@ func TestPromptThatLooksLikeASubcommand(t *testing.T) {
 	want := "To send it as a prompt, quote it: nova \"rewind the last change\"\n"
 	if got := errOut.String(); !strings.HasPrefix(got, "nova: unknown command") || !strings.HasSuffix(got, want) {
 		t.Fatalf("stderr = %q", got)
+	}
+}
+
+func TestVersionLine(t *testing.T) {
+	settings := func(kv ...string) []debug.BuildSetting {
+		var out []debug.BuildSetting
+		for i := 0; i+1 < len(kv); i += 2 {
+			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"go build in a clone", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261201170603-d0b3a694e113"},
+			Settings: settings("-trimpath", "true", "vcs", "git", "vcs.revision", "d0b3a694e1131ea267da1a4e3b24af3862c15fa9", "vcs.time", "2026-12-01T17:06:03Z", "vcs.modified", "false")},
+			"0.1.0-dev (commit d0b3a694e113 of 2026-12-01 17:06 UTC; go1.26.8)"},
+		{"uncommitted changes", &debug.BuildInfo{GoVersion: "go1.26.8",
+			Settings: settings("vcs.revision", "d0b3a694e1131ea267da1a4e3b24af3862c15fa9", "vcs.time", "2026-12-01T18:06:03+01:00", "vcs.modified", "true")},
+			"0.1.0-dev (commit d0b3a694e113 of 2026-12-01 17:06 UTC, with uncommitted changes; go1.26.8)"},
+		{"go install module@version", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.2.0"}},
+			"0.1.0-dev (module v0.2.0; go1.26.8)"},
+		{"go run", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: settings("-buildvcs", "false")},
+			"0.1.0-dev (devel: built without version control information, so no commit is known; go1.26.8)"},
+		{"no build info", nil, "0.1.0-dev (devel: no build information)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := versionLine("0.1.0-dev", tc.bi); got != tc.want {
+				t.Fatalf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// --version prints the line for this binary, through the command.
+func TestVersionFlag(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	if code := Run(context.Background(), ios, []string{"--version"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if want := "nova version " + versionLine(Version, buildInfo()) + "\n"; out.String() != want {
+		t.Fatalf("got %q, want %q", out.String(), want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -114,9 +115,10 @@ func newCmdRewind(ios *iostreams.IOStreams, runF func(context.Context, *RewindOp
 	cmd := &cobra.Command{
 		Use:   "rewind [--session ID] (--list | --turn N [--files-only])",
 		Short: "Restore files (and the conversation) to how they were before a turn",
-		Long: `Restore every file NovaCode changed at turn N or later to its content before turn N,
-and truncate the conversation so the next --continue starts from there.
---list shows the turns with their prompts and changed files.`,
+		Long: `Turns are counted per prompt you sent: turn N is your Nth prompt and everything the
+model did about it. Restore every file NovaCode changed from turn N on to its content
+before turn N, and truncate the conversation so the next --continue starts from there.
+--list shows the turns, each labelled by its prompt's first line, with the files it changed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !opts.List && opts.Turn <= 0 {
@@ -156,19 +158,22 @@ func runRewind(opts *RewindOptions) error {
 		return fmt.Errorf("open session %s: %w", id, err)
 	}
 	defer t.Close()
+	prompts := session.Prompts(st)
 	if opts.List {
-		for _, ti := range session.Turns(st) {
-			fmt.Fprintf(opts.IO.Out, "turn %d\t%s\n", ti.Turn, oneLine(ti.Prompt, 70))
-			for _, f := range ti.Files {
-				fmt.Fprintf(opts.IO.Out, "\t\tchanged %s\n", f)
-			}
+		if len(prompts) == 0 {
+			fmt.Fprintf(opts.IO.Out, "Session %s has no prompts to go back to.\n", id)
+			return nil
 		}
-		return nil
+		var b strings.Builder
+		writePrompts(&b, prompts, dir, "turn ")
+		_, err := io.WriteString(opts.IO.Out, b.String())
+		return err
 	}
-	if opts.Turn > st.Turns+1 {
-		return fmt.Errorf("session %s has %d turns; nothing to rewind at turn %d", id, st.Turns, opts.Turn)
+	p, err := promptNumber(prompts, opts.Turn)
+	if err != nil {
+		return fmt.Errorf("session %s: %w", id, err)
 	}
-	plan := session.RewindPlan(st.Snapshots, opts.Turn)
+	plan := session.RewindPlan(st.Snapshots, p.Turn)
 	snaps := session.NewSnapshots(pdir, id)
 	if err := snaps.Apply(plan); err != nil {
 		return fmt.Errorf("restore files: %w", err)
@@ -178,22 +183,52 @@ func runRewind(opts *RewindOptions) error {
 		if r.Delete {
 			what = "deleted"
 		}
-		rel, err := filepath.Rel(dir, r.Path)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			rel = r.Path
-		}
-		fmt.Fprintf(opts.IO.Out, "%s %s\n", what, rel)
+		fmt.Fprintf(opts.IO.Out, "%s %s\n", what, relTo(dir, r.Path))
 	}
 	if !opts.FilesOnly {
-		if err := t.Append(session.Record{Type: "rewind", Turn: opts.Turn}); err != nil {
+		if err := t.Append(session.Record{Type: session.TypeRewind, Turn: p.Turn}); err != nil {
 			return fmt.Errorf("truncate the conversation: %w", err)
 		}
 		if err := t.Sync(); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.Out, "conversation now ends before turn %d; continue it with: nova -c -p \"...\"\n", opts.Turn)
+		fmt.Fprintf(opts.IO.Out, "conversation now ends before turn %d (%s); continue it with: nova -c -p \"...\"\n", p.N, oneLine(p.Label(), 50))
 	}
 	return nil
+}
+
+// writePrompts lists a session's prompts as the turns rewinding counts,
+// each labelled by its first line, with the files it changed (relative to
+// the workspace dir when inside it):
+//
+//	turn 1  fix the build
+//	        changed main.go
+func writePrompts(b *strings.Builder, prompts []session.Prompt, dir, prefix string) {
+	width := len(strconv.Itoa(len(prompts)))
+	for _, p := range prompts {
+		head := fmt.Sprintf("%s%*d  ", prefix, width, p.N)
+		fmt.Fprintf(b, "%s%s\n", head, oneLine(p.Label(), 70))
+		for _, f := range p.Files {
+			fmt.Fprintf(b, "%*schanged %s\n", len(head), "", relTo(dir, f))
+		}
+	}
+}
+
+// promptNumber is the prompt a person means by turn n (from 1, as
+// writePrompts numbers them).
+func promptNumber(prompts []session.Prompt, n int) (session.Prompt, error) {
+	if n < 1 || n > len(prompts) {
+		return session.Prompt{}, fmt.Errorf("there is no turn %d: the conversation has %d (one per prompt; list them with nova rewind --list)", n, len(prompts))
+	}
+	return prompts[n-1], nil
+}
+
+func relTo(dir, p string) string {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return rel
 }
 
 // extractMemory proposes durable facts from the run and adds them to the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/novacode/nova/agent"
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/internal/contextinfo"
+	"github.com/novacode/nova/internal/gitexclude"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/session"
 )
@@ -74,7 +76,7 @@ func (s *openedSession) files() string { return filepath.Join(s.dir, s.id) }
 
 // openSession creates a new session, or reopens the latest (--continue) or
 // a given one (--resume ID).
-func openSession(data, workspace string, opts *RootOptions, ep endpoint) (*openedSession, error) {
+func openSession(data, workspace string, opts *RootOptions, ep endpoint, errOut io.Writer) (*openedSession, error) {
 	dir := session.ProjectDir(data, workspace)
 	id := opts.Resume
 	if opts.Continue {
@@ -96,12 +98,33 @@ func openSession(data, workspace string, opts *RootOptions, ep endpoint) (*opene
 		s.snaps.Seen(st.Snapshots)
 	} else {
 		s.id = session.NewID()
-		t, err := session.Create(dir, s.id, session.Record{Cwd: workspace, Model: ep.Model, Provider: ep.Provider})
+		// Transcripts hold whole conversations: where the data directory
+		// lies in a git work tree, git must not see them.
+		projects := filepath.Dir(dir)
+		if added, err := gitexclude.Add(projects, true); err != nil {
+			fmt.Fprintf(errOut, "nova: warning: %v; do not commit %s\n", err, projects)
+		} else if added {
+			fmt.Fprintf(errOut, "nova: %s is inside a git work tree; added it to the repository's info/exclude so that git ignores it\n", projects)
+		}
+		// The file appears with the first prompt: a run that fails before
+		// it, or a TUI left before it, must not leave an empty session in
+		// nova sessions and /resume.
+		t, err := session.Start(dir, s.id, session.Record{Cwd: workspace, Model: ep.Model, Provider: ep.Provider})
 		if err != nil {
 			return nil, fmt.Errorf("start a session transcript: %w", err)
 		}
 		s.rec = &recorder{t: t}
 		s.snaps = session.NewSnapshots(dir, s.id)
+		side := s.files()
+		s.closeFns = append(s.closeFns, t.Close, func() error {
+			if t.Exists() {
+				return nil
+			}
+			// Only the sandbox's temp dir can be there: what a session
+			// keeps beside its transcript starts with its first prompt.
+			return os.RemoveAll(side)
+		})
+		return s, nil
 	}
 	s.closeFns = append(s.closeFns, s.rec.t.Close)
 	return s, nil

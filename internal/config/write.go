@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/novacode/nova/internal/gitexclude"
 )
 
 // RememberTrust records in the user's settings file at userPath the
@@ -67,6 +69,7 @@ func updateWorkspace(userPath, key string, edit func(rec map[string]json.RawMess
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("update %s: %w", userPath, err)
 	}
+	created := err != nil
 	top, err := topLevel(data)
 	if err != nil {
 		return fmt.Errorf("update %s: it is not a JSON object (%v); fix it and try again", userPath, err)
@@ -119,7 +122,18 @@ func updateWorkspace(userPath, key string, edit func(rec map[string]json.RawMess
 		fmt.Fprintf(&out, "\n  %s: %s", k, m.value)
 	}
 	out.WriteString("\n}\n")
-	return writeAtomic(userPath, out.Bytes())
+	if err := writeAtomic(userPath, out.Bytes()); err != nil {
+		return err
+	}
+	if created {
+		// A file nova made, in a git work tree (a home directory kept in
+		// git, NOVA_HOME inside a project), must not be committed by
+		// accident: it names every workspace and what it may do. The
+		// answer is saved either way; keeping it out of git is a courtesy
+		// that may fail (a read-only .git) without undoing that.
+		_, _ = gitexclude.Add(userPath, false)
+	}
+	return nil
 }
 
 // topMember is one member of a file's top-level object, its value as

@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 )
 
 type checkResult struct {
-	Decision, Reason, Rule string
+	Decision, Reason, Rule, Sandbox string
 }
 
 func permissionCheck(t *testing.T, ws string, args ...string) (checkResult, string) {
@@ -212,5 +213,84 @@ func sandboxedBash(t *testing.T, backend string, env []string) {
 	res = r.byType("tool_result")
 	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err != nil || !strings.Contains(res[1]["content"].(string), "connected") {
 		t.Fatalf("control run without the sandbox did not get out: %v %v", err, res)
+	}
+}
+
+// nova permission check decides as a run on this machine would: it sets
+// the sandbox up as a run does and asks it what it can promise, unless
+// told to assume one or none. An empty settings file sets nothing.
+func TestPermissionCheckDetectsTheSandbox(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed (.ci/run installs it)")
+	}
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".novacode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".novacode", "settings.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noBwrap := "PATH=" + pathWithout(t, "bwrap")
+	// More files hard-linked from outside than bubblewrap binds read-only:
+	// it cannot promise to confine project code there.
+	linked, outside := t.TempDir(), t.TempDir()
+	for i := range 65 {
+		name := fmt.Sprintf("f%d", i)
+		if err := os.WriteFile(filepath.Join(outside, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(filepath.Join(outside, name), filepath.Join(linked, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name     string
+		ws       string
+		env      []string
+		settings string // the user's own
+		args     []string
+		sandbox  []string // any of
+		decision string
+		reason   string // part of it
+	}{
+		{name: "bubblewrap here", sandbox: []string{"bubblewrap"}, decision: "allow"},
+		{name: "bubblewrap, but too many hard links", ws: linked, sandbox: []string{"bubblewrap"}, decision: "ask", reason: "have hard links outside them"},
+		{name: "without bubblewrap", env: []string{noBwrap}, sandbox: []string{"landlock", "none"}, decision: "ask"},
+		{name: "sandbox off in settings", settings: `{"sandbox": "off"}`, sandbox: []string{"none"}, decision: "ask"},
+		{name: "--no-sandbox", args: []string{"--no-sandbox"}, sandbox: []string{"none"}, decision: "ask"},
+		{name: "--sandboxed=false", args: []string{"--sandboxed=false"}, sandbox: []string{"none"}, decision: "ask"},
+		{name: "--sandboxed without bubblewrap", env: []string{noBwrap}, args: []string{"--sandboxed"}, sandbox: []string{"assumed"}, decision: "allow"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			if tc.settings != "" {
+				if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(tc.settings), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir := ws
+			if tc.ws != "" {
+				dir = tc.ws
+			}
+			args := append([]string{"permission", "check", "--cwd", dir, "--allow", "Bash(npm test:*)"}, tc.args...)
+			cmd := exec.Command(novaBin, append(args, "Bash", `{"command":"npm test"}`)...)
+			cmd.Env = append(append(os.Environ(), "NOVA_HOME="+home), tc.env...)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v: %s", err, errOut.String())
+			}
+			var r checkResult
+			if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+				t.Fatalf("%v: %s", err, out.String())
+			}
+			if r.Decision != tc.decision || !slices.Contains(tc.sandbox, r.Sandbox) || !strings.Contains(r.Reason, tc.reason) {
+				t.Fatalf("got %+v, want %s under %v", r, tc.decision, tc.sandbox)
+			}
+			if strings.Contains(errOut.String(), "settings.json") {
+				t.Errorf("the empty settings file was reported: %s", errOut.String())
+			}
+		})
 	}
 }

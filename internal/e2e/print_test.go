@@ -7,7 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -198,7 +200,7 @@ func TestPrintModeDeniesWhatNeedsAPerson(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	res := r.byType("tool_result")[0]
-	if !res["is_error"].(bool) || !strings.Contains(res["content"].(string), "--allowedTools Bash") {
+	if !res["is_error"].(bool) || !strings.Contains(res["content"].(string), "--permission-mode acceptEdits --allowedTools 'Bash(touch created)'") {
 		t.Fatalf("result = %v", res)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "created")); !errors.Is(err, os.ErrNotExist) {
@@ -206,6 +208,84 @@ func TestPrintModeDeniesWhatNeedsAPerson(t *testing.T) {
 	}
 	if len(r.byType("permission_request")) != 0 {
 		t.Fatal("print mode emitted a permission request nobody can answer")
+	}
+}
+
+// A run whose edits and commands were all refused still ends with the
+// model's "Done" and exit 0 (the run finished, as Claude Code's does), but
+// standard error says what was denied and which flags would allow it, and
+// the JSON result lists the denials. The flags it names do allow the calls.
+func TestPrintModeSummarisesDenials(t *testing.T) {
+	turns := func() []llmtest.Turn {
+		return []llmtest.Turn{
+			{Blocks: []llmtest.Block{
+				llmtest.ToolUse("w", "Write", `{"file_path":"hello.txt","content":"hello\n"}`),
+				bash("t", "touch created"),
+				bash("d", "git reset --hard HEAD~3"),
+			}},
+			{Blocks: []llmtest.Block{llmtest.Text("Done.")}},
+		}
+	}
+	ws := t.TempDir()
+	srv := llmtest.NewServer(turns()...)
+	defer srv.Close()
+
+	// Text, as a person at a terminal runs it.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := novaCmd(t, ctx, srv, ws, "--output-format", "text", "say hello")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if stdout.String() != "Done.\n" {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+	summary := stderr.String()
+	if i := strings.Index(summary, "nova: 3 tool calls were denied"); i >= 0 {
+		summary = summary[i:]
+	}
+	golden(t, "denied.stderr.golden", summary)
+
+	// stream-json: the same calls, marked in the result.
+	srv2 := llmtest.NewServer(turns()...)
+	defer srv2.Close()
+	r := runNova(t, srv2, ws, "say hello")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+	var denied []string
+	for _, c := range r.Result.ToolCalls {
+		if c.Denied && c.Reason != "" {
+			denied = append(denied, c.ID)
+		}
+	}
+	var ids []string
+	for _, d := range r.Result.PermissionDenials {
+		ids = append(ids, d.ToolUseID+" "+d.ToolName+" "+string(d.ToolInput))
+	}
+	want := []string{`w Write {"file_path":"hello.txt","content":"hello\n"}`, `t Bash {"command":"touch created"}`, `d Bash {"command":"git reset --hard HEAD~3"}`}
+	if diff := cmp.Diff(want, ids); diff != "" || len(denied) != 3 {
+		t.Fatalf("permission_denials (-want +got):\n%s\ndenied tool_calls: %v", diff, denied)
+	}
+	for _, tr := range r.byType("tool_result") {
+		if tr["denied"] != true || tr["reason"] == "" || tr["needs_approval"] != true {
+			t.Errorf("tool_result = %v", tr)
+		}
+	}
+
+	// The flags the summary names allow what a flag can allow.
+	srv3 := llmtest.NewServer(turns()...)
+	defer srv3.Close()
+	r = runNova(t, srv3, ws, "--permission-mode", "acceptEdits", "--allowedTools", "Bash(touch created)", "say hello")
+	if len(r.Result.PermissionDenials) != 1 || r.Result.PermissionDenials[0].ToolUseID != "d" {
+		t.Fatalf("with the flags: %+v", r.Result.PermissionDenials)
+	}
+	for _, f := range []string{"hello.txt", "created"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err != nil {
+			t.Errorf("with the flags, %s was not made: %v", f, err)
+		}
 	}
 }
 
@@ -421,5 +501,40 @@ func TestQuestionInPrintMode(t *testing.T) {
 	res := r.byType("tool_result")
 	if r.Code != 0 || len(res) != 1 || !strings.Contains(res[0]["content"].(string), "Nobody can answer questions") {
 		t.Fatalf("exit %d results %v", r.Code, res)
+	}
+}
+
+// A server that is not running is named, with what to do, not reported as
+// a broken stream.
+func TestConnectionRefusedNamesTheServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"maxRetries": 0}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, novaBin, "-p", "--cwd", ws, "--provider", "openai-chat", "--model", "m", "hello")
+	cmd.Env = append(os.Environ(), "NOVA_HOME="+home, "OPENAI_BASE_URL=http://"+addr+"/v1", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=")
+	out, err := cmd.CombinedOutput()
+	want := "nova: model call failed (connection): connection refused: is the server at http://" + addr + " running? Start it, or set the base URL to where it listens\n"
+	if code := cmd.ProcessState.ExitCode(); code != 1 || string(out) != want {
+		t.Fatalf("exit %d (%v), output:\n%s\nwant:\n%s", code, err, out, want)
+	}
+}
+
+// --version names the commit the binary was built from, or says plainly
+// that none was recorded (go run, -buildvcs=false, a linked worktree).
+func TestVersionNamesTheBuild(t *testing.T) {
+	out, err := exec.Command(novaBin, "--version").CombinedOutput()
+	got := string(out)
+	if err != nil || !strings.HasPrefix(got, "nova version ") ||
+		!(strings.Contains(got, " (commit ") || strings.Contains(got, " (devel: built without version control information")) {
+		t.Fatalf("nova --version: %v\n%s", err, got)
 	}
 }

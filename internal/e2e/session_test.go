@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/llmtest"
 	"github.com/novacode/nova/session"
@@ -238,7 +240,8 @@ func stripCache(m json.RawMessage) []byte {
 }
 
 // Rewind restores byte-identical files after a sequence of edits, writes
-// and deletes.
+// and deletes. Turns are counted per prompt: the second prompt's many model
+// calls are one turn, labelled by the prompt's first line.
 func TestRewindRestoresFiles(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	orig := []byte("line one\r\nline two\t \nno newline at the end é")
@@ -249,6 +252,8 @@ func TestRewindRestoresFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := llmtest.NewServer(
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.ToolUse("n", "Write", `{"file_path":"notes.txt","content":"plan\n"}`)}},
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Noted.")}},
 		llmtest.Turn{Blocks: []llmtest.Block{llmtest.ToolUse("r", "Read", `{"file_path":"a.txt"}`)}},
 		llmtest.Turn{Blocks: []llmtest.Block{llmtest.ToolUse("w1", "Write", `{"file_path":"a.txt","content":"rewritten\n"}`)}},
 		llmtest.Turn{Blocks: []llmtest.Block{llmtest.ToolUse("w2", "Write", `{"file_path":"new/b.txt","content":"new file\n"}`)}},
@@ -258,13 +263,23 @@ func TestRewindRestoresFiles(t *testing.T) {
 	)
 	defer srv.Close()
 	ctx := context.Background()
-	cmd := sessionCmd(t, ctx, srv, home, ws, "--permission-mode", "acceptEdits", "--allowedTools", "Bash", "change things")
+	if out, err := sessionCmd(t, ctx, srv, home, ws, "--permission-mode", "acceptEdits", "write the plan down").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	cmd := sessionCmd(t, ctx, srv, home, ws, "--continue", "--permission-mode", "acceptEdits", "--allowedTools", "Bash", "change things\nin a.txt and elsewhere")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "edited\n" {
 		t.Fatalf("a.txt = %q", b)
 	}
+	list := exec.Command(novaBin, "rewind", "--cwd", ws, "--list")
+	list.Env = append(os.Environ(), "NOVA_HOME="+home)
+	listed, err := list.CombinedOutput()
+	if err != nil {
+		t.Fatalf("rewind --list: %v\n%s", err, listed)
+	}
+	golden(t, "rewind-list.golden", string(listed))
 	rewind := exec.Command(novaBin, "rewind", "--cwd", ws, "--turn", "2")
 	rewind.Env = append(os.Environ(), "NOVA_HOME="+home)
 	out, err := rewind.CombinedOutput()
@@ -294,12 +309,15 @@ func TestRewindRestoresFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(state.Messages) != 3 {
-		t.Fatalf("conversation after rewind has %d messages, want the prompt, turn 1's call and its result", len(state.Messages))
+	if len(state.Messages) != 4 {
+		t.Fatalf("conversation after rewind has %d messages, want the first prompt, its call, the result and the answer", len(state.Messages))
 	}
-	list := exec.Command(novaBin, "sessions", "--cwd", ws)
-	list.Env = append(os.Environ(), "NOVA_HOME="+home)
-	if out, err := list.CombinedOutput(); err != nil || !strings.Contains(string(out), "change things") {
+	if b, err := os.ReadFile(filepath.Join(ws, "notes.txt")); err != nil || string(b) != "plan\n" {
+		t.Fatalf("notes.txt, written at turn 1, after rewinding to before turn 2: %q, %v", b, err)
+	}
+	sessions := exec.Command(novaBin, "sessions", "--cwd", ws)
+	sessions.Env = append(os.Environ(), "NOVA_HOME="+home)
+	if out, err := sessions.CombinedOutput(); err != nil || !strings.Contains(string(out), "write the plan down") {
 		t.Fatalf("nova sessions: %v\n%s", err, out)
 	}
 }
@@ -334,5 +352,80 @@ func TestExtractMemory(t *testing.T) {
 	runNova(t, srv, ws, "again")
 	if n := len(modelCalls(srv)) - before; n != 1 {
 		t.Fatalf("%d model calls without --extract-memory", n)
+	}
+}
+
+// A run that fails before its prompt is sent leaves no session: nothing for
+// nova sessions to list as "0 turns", nothing for --continue to pick up.
+func TestFailedStartLeavesNoSession(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	// Read after the session is opened, before the prompt is sent.
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"permissions":{"defaultMode":"yolo"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	out, err := sessionCmd(t, context.Background(), srv, home, ws, "hello").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `unknown permission mode "yolo"`) {
+		t.Fatalf("run with a bad mode: %v\n%s", err, out)
+	}
+	if entries, err := os.ReadDir(filepath.Join(home, "projects")); err == nil && len(entries) > 0 {
+		left, _ := os.ReadDir(filepath.Join(home, "projects", entries[0].Name()))
+		t.Fatalf("a failed start left %s with %d entries", entries[0].Name(), len(left))
+	}
+	list := exec.Command(novaBin, "sessions", "--cwd", ws)
+	list.Env = append(os.Environ(), "NOVA_HOME="+home)
+	if out, err := list.CombinedOutput(); err != nil || string(out) != "No sessions in this workspace yet.\n" {
+		t.Fatalf("nova sessions: %v\n%s", err, out)
+	}
+}
+
+// Where the data directory lies in a git work tree (here NOVA_HOME inside
+// the project; a home directory kept in git is the same), what nova writes
+// there — transcripts, the settings file it creates — is in the
+// repository's info/exclude: git status shows none of it, so git add -A
+// cannot commit it.
+func TestLocalFilesStayOutOfGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws := t.TempDir()
+	gitEnv := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	gitCmd := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = ws, gitEnv
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	gitCmd("init", "-q")
+	if err := os.MkdirAll(filepath.Join(ws, ".novacode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".novacode", "settings.json"), []byte(`{"permissions":{"allow":["Bash(make:*)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(ws, ".nova-home")
+	srv := llmtest.NewServer(llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Hello.")}})
+	defer srv.Close()
+	out, err := sessionCmd(t, context.Background(), srv, home, ws, "--output-format", "text", "hello").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "added it to the repository's info/exclude") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	trust := exec.Command(novaBin, "trust", ws)
+	trust.Env = append(os.Environ(), "NOVA_HOME="+home)
+	if out, err := trust.CombinedOutput(); err != nil {
+		t.Fatalf("nova trust: %v\n%s", err, out)
+	}
+	for _, p := range []string{"settings.json", "projects"} {
+		if _, err := os.Stat(filepath.Join(home, p)); err != nil {
+			t.Fatalf("nova wrote no %s: %v", p, err)
+		}
+	}
+	status := gitCmd("status", "--porcelain", "--untracked-files=all")
+	if diff := cmp.Diff("?? .novacode/settings.json\n", status); diff != "" {
+		t.Fatalf("git status (-want +got):\n%s", diff)
 	}
 }

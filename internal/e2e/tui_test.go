@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/novacode/nova/llm/llmtest"
+	"github.com/novacode/nova/session"
 )
 
 // tmuxSession drives the real binary in a real terminal.
@@ -147,15 +149,51 @@ func TestTUISessionCommands(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "changed\n" {
 		t.Fatalf("notes.txt = %q before rewind", b)
 	}
+	// One prompt, three model calls: one turn, as nova rewind counts.
 	s.run("send-keys", "-t", s.name, "/rewind", "Enter")
-	s.waitFor("changed " + filepath.Join(ws, "notes.txt"))
-	s.run("send-keys", "-t", s.name, "/rewind 2", "Enter")
-	s.waitFor("Rewound to before turn 2")
+	s.waitFor("1  rewrite notes")
+	s.waitFor("changed notes.txt")
+	s.run("send-keys", "-t", s.name, "/rewind 1", "Enter")
+	s.waitFor("Rewound to before turn 1")
 	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "original\n" {
-		t.Fatalf("notes.txt = %q after /rewind 2", b)
+		t.Fatalf("notes.txt = %q after /rewind 1", b)
 	}
 	s.run("send-keys", "-t", s.name, "/resume", "Enter")
 	s.waitFor("rewrite notes")
+}
+
+// A TUI left before its first prompt leaves no session behind: nothing in
+// nova sessions or /resume, no file in the data directory's projects.
+func TestTUIQuitBeforeAnyPromptLeavesNoSession(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	ws, home := t.TempDir(), t.TempDir()
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	s := &tmuxSession{t: t, name: fmt.Sprintf("nova-e2e-q-%d", os.Getpid())}
+	script := fmt.Sprintf("cd %q && env ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=%s NOVA_HOME=%q OPENAI_API_KEY= ANTHROPIC_MODEL= %q; echo nova-exited; sleep 30",
+		ws, srv.URL, home, novaBin)
+	s.run("new-session", "-d", "-s", s.name, "-x", "100", "-y", "30", script)
+	defer exec.Command("tmux", "-L", s.name, "kill-server").Run()
+	s.waitFor("claude-sonnet-4-5")
+	s.run("send-keys", "-t", s.name, "C-c")
+	s.waitFor("ctrl+c again")
+	s.run("send-keys", "-t", s.name, "C-c")
+	s.waitFor("nova-exited")
+	var left []string
+	filepath.WalkDir(filepath.Join(home, "projects"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Fatalf("quitting before any prompt left %v", left)
+	}
+	if entries, _ := os.ReadDir(session.ProjectDir(home, ws)); len(entries) > 0 {
+		t.Fatalf("quitting before any prompt left %d entries in the project's session directory", len(entries))
+	}
 }
 
 // The TUI asks the terminal for its background colour and picks the light

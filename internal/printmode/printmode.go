@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/novacode/nova/event"
 )
@@ -54,6 +55,16 @@ type Result struct {
 	// Sources are the pages the answer cites (citation events), each once,
 	// in the order first cited.
 	Sources []Source `json:"sources,omitempty"`
+	// PermissionDenials lists the calls the permission chain denied, as
+	// Claude Code's result does; empty, not absent, when there were none.
+	PermissionDenials []PermissionDenial `json:"permission_denials"`
+}
+
+// PermissionDenial is one denied call in the result.
+type PermissionDenial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
 }
 
 // Usage is the run's token totals.
@@ -85,6 +96,10 @@ type ToolCall struct {
 	Input      json.RawMessage `json:"input"`
 	IsError    bool            `json:"is_error"`
 	DurationMS int64           `json:"duration_ms"`
+	// Denied marks a call the permission chain (or nobody, in print mode)
+	// did not allow; Reason says why.
+	Denied bool   `json:"denied,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // Exit codes.
@@ -105,7 +120,16 @@ type Printer struct {
 	calls   []ToolCall
 	byID    map[string]int
 	sources []Source
+	denials []denied
 	result  *Result
+}
+
+// denied is what the summary on standard error says about one denied call.
+type denied struct {
+	call          ToolCall
+	needsApproval bool
+	suggest       []string
+	mode          string
 }
 
 // New returns a printer for format writing to out (errors to errOut).
@@ -128,8 +152,13 @@ func (p *Printer) Handle(e event.Event) error {
 		p.calls = append(p.calls, ToolCall{ID: e.ID, Name: e.Name, Input: in})
 	case event.ToolResult:
 		if i, ok := p.byID[e.ID]; ok {
-			p.calls[i].IsError = e.IsError
-			p.calls[i].DurationMS = e.DurationMS
+			c := &p.calls[i]
+			c.IsError = e.IsError
+			c.DurationMS = e.DurationMS
+			if e.Denied {
+				c.Denied, c.Reason = true, e.Reason
+				p.denials = append(p.denials, denied{call: *c, needsApproval: e.NeedsApproval, suggest: e.Suggest, mode: e.SuggestMode})
+			}
 		}
 	case event.Citation:
 		if !slices.ContainsFunc(p.sources, func(s Source) bool { return s.URL == e.URL }) {
@@ -184,6 +213,7 @@ func (p *Printer) resultOf(e event.LoopComplete) Result {
 	if r.ToolCalls == nil {
 		r.ToolCalls = []ToolCall{}
 	}
+	r.PermissionDenials = p.permissionDenials()
 	switch e.Reason {
 	case event.ReasonDone:
 		r.Subtype = SubtypeSuccess
@@ -206,8 +236,13 @@ func (p *Printer) resultOf(e event.LoopComplete) Result {
 func (p *Printer) Finish() int {
 	r := p.result
 	if r == nil {
-		r = &Result{Type: "result", Subtype: SubtypeError, IsError: true, Error: "the run ended without a result", SessionID: p.sessionID, ToolCalls: p.calls}
+		r = &Result{Type: "result", Subtype: SubtypeError, IsError: true, Error: "the run ended without a result", SessionID: p.sessionID,
+			ToolCalls: p.calls, PermissionDenials: p.permissionDenials()}
 	}
+	// Whatever the format: a run that "succeeded" while its edits and
+	// commands were refused must not look like one that did the work.
+	// Standard error is for the person; the JSON result carries the same.
+	p.writeDenials()
 	switch p.format {
 	case FormatStreamJSON, FormatJSON:
 		b, err := json.Marshal(r)
@@ -279,4 +314,110 @@ func describe(r *Result) string {
 		return "the run failed"
 	}
 	return r.Error
+}
+
+func (p *Printer) permissionDenials() []PermissionDenial {
+	out := []PermissionDenial{}
+	for _, d := range p.denials {
+		out = append(out, PermissionDenial{ToolName: d.call.Name, ToolUseID: d.call.ID, ToolInput: d.call.Input})
+	}
+	return out
+}
+
+// writeDenials tells the person which calls were denied and which flags
+// would allow them next time:
+//
+//	nova: 2 tool calls were denied (print mode cannot ask for approval):
+//	  Write hello.txt: Write changes files
+//	  Bash go test ./...: running a command needs approval
+//	To allow them, run again with: --permission-mode acceptEdits --allowedTools 'Bash(go test:*)'
+func (p *Printer) writeDenials() {
+	if len(p.denials) == 0 {
+		return
+	}
+	var b strings.Builder
+	n := len(p.denials)
+	calls := "tool calls were"
+	if n == 1 {
+		calls = "tool call was"
+	}
+	why := ""
+	var mode string
+	var rules []string
+	flagged := 0
+	for _, d := range p.denials {
+		if d.needsApproval {
+			why = " (print mode cannot ask for approval)"
+		}
+		if d.mode != "" || len(d.suggest) > 0 {
+			flagged++
+			if d.mode != "" {
+				mode = d.mode
+			}
+			for _, r := range d.suggest {
+				if !slices.Contains(rules, r) {
+					rules = append(rules, r)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(&b, "nova: %d %s denied%s:\n", n, calls, why)
+	for _, d := range p.denials {
+		reason := d.call.Reason
+		if reason == "" {
+			reason = "denied"
+		}
+		fmt.Fprintf(&b, "  %s %s: %s", d.call.Name, keyArgument(d.call.Input), reason)
+		if d.needsApproval && d.mode == "" && len(d.suggest) == 0 {
+			b.WriteString(" (no flag allows this; only a person can approve it: run nova without -p)")
+		}
+		b.WriteByte('\n')
+	}
+	if flagged > 0 {
+		them := "them"
+		if flagged < n {
+			them = "those a flag can allow"
+		}
+		if n == 1 {
+			them = "it"
+		}
+		fmt.Fprintf(&b, "To allow %s, run again with: %s\n", them, allowFlags(rules, mode))
+	}
+	io.WriteString(p.errOut, b.String())
+}
+
+// keyArgument is the part of a call's input a person recognises it by:
+// the command, the file, the pattern; else the input itself, shortened.
+func keyArgument(in json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(in, &m) == nil {
+		for _, k := range []string{"command", "file_path", "notebook_path", "path", "pattern", "url", "query"} {
+			if s, ok := m[k].(string); ok && s != "" {
+				return shorten(s)
+			}
+		}
+	}
+	return shorten(string(in))
+}
+
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 100 {
+		return string(r[:99]) + "…"
+	}
+	return s
+}
+
+// allowFlags spells rules and a mode as flags, quoted for a POSIX shell
+// (as the agent words them for the model; printmode imports only
+// event).
+func allowFlags(rules []string, mode string) string {
+	var parts []string
+	if mode != "" {
+		parts = append(parts, "--permission-mode "+mode)
+	}
+	for _, r := range rules {
+		parts = append(parts, "--allowedTools '"+strings.ReplaceAll(r, "'", `'\''`)+"'")
+	}
+	return strings.Join(parts, " ")
 }

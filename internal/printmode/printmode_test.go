@@ -3,6 +3,9 @@ package printmode
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,9 +58,10 @@ func TestStreamJSON(t *testing.T) {
 	}
 	want := Result{
 		Type: "result", Subtype: SubtypeSuccess, Result: "done", NumTurns: 2, DurationMS: 42, SessionID: "sess-1",
-		Usage:        Usage{InputTokens: 10, OutputTokens: 5, CacheReadInputTokens: 3, CacheCreationInputTokens: 2},
-		TotalCostUSD: 0.5,
-		ToolCalls:    []ToolCall{{ID: "t1", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`), DurationMS: 7}},
+		Usage:             Usage{InputTokens: 10, OutputTokens: 5, CacheReadInputTokens: 3, CacheCreationInputTokens: 2},
+		TotalCostUSD:      0.5,
+		ToolCalls:         []ToolCall{{ID: "t1", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`), DurationMS: 7}},
+		PermissionDenials: []PermissionDenial{},
 	}
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Fatalf("result (-want +got):\n%s", diff)
@@ -154,8 +158,8 @@ func TestWebSearch(t *testing.T) {
 			}
 			want := Result{Type: "result", Subtype: SubtypeSuccess, Result: "Go 1.26 is out. It was released in February.", NumTurns: 1, SessionID: "sess-1",
 				Usage: Usage{InputTokens: 10, OutputTokens: 5, ServerToolUse: ServerToolUse{WebSearchRequests: 1}}, TotalCostUSD: 0.02,
-				ToolCalls: []ToolCall{},
-				Sources:   []Source{{URL: "https://go.dev/doc/go1.26", Title: "Go 1.26 Release Notes"}, {URL: "https://go.dev/blog/"}}}
+				ToolCalls: []ToolCall{}, PermissionDenials: []PermissionDenial{},
+				Sources: []Source{{URL: "https://go.dev/doc/go1.26", Title: "Go 1.26 Release Notes"}, {URL: "https://go.dev/blog/"}}}
 			if diff := cmp.Diff(want, r); diff != "" || errOut != "" {
 				t.Errorf("stderr %q; result (-want +got):\n%s", errOut, diff)
 			}
@@ -214,5 +218,129 @@ func TestNoticesGoToStderrOutsideStreamJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got; -update rewrites it):\n%s", name, diff)
+	}
+}
+
+// A print-mode run in default mode: one read ran; an edit and a command
+// needed approval nobody could give (a flag would allow them), a dangerous
+// command needed a person, and a deny rule stopped another.
+func deniedRun() []event.Event {
+	use := func(id, name, in string) event.Event {
+		return event.ToolUse{Turn: 1, ID: id, Name: name, Input: json.RawMessage(in)}
+	}
+	return []event.Event{
+		use("r", "Read", `{"file_path":"main.go"}`),
+		use("w", "Write", `{"file_path":"hello.txt","content":"hi"}`),
+		use("b", "Bash", `{"command":"go test ./..."}`),
+		use("t", "Bash", `{"command":"touch created"}`),
+		use("d", "Bash", `{"command":"rm -rf ~"}`),
+		use("x", "Bash", `{"command":"rm old.txt"}`),
+		event.ToolResult{Turn: 1, ID: "r", Name: "Read", Content: "package main", DurationMS: 1},
+		event.ToolResult{Turn: 1, ID: "w", Name: "Write", Content: "not granted", IsError: true, Denied: true,
+			Reason: "Write changes files", NeedsApproval: true, SuggestMode: "acceptEdits"},
+		event.ToolResult{Turn: 1, ID: "b", Name: "Bash", Content: "not granted", IsError: true, Denied: true,
+			Reason: "running a command needs approval", NeedsApproval: true, Suggest: []string{"Bash(go test:*)"}},
+		event.ToolResult{Turn: 1, ID: "t", Name: "Bash", Content: "not granted", IsError: true, Denied: true,
+			Reason: "running a command needs approval", NeedsApproval: true, Suggest: []string{"Bash(touch created)"}, SuggestMode: "acceptEdits"},
+		event.ToolResult{Turn: 1, ID: "d", Name: "Bash", Content: "not granted", IsError: true, Denied: true,
+			Reason: "dangerous command: destroys: removes the home directory", NeedsApproval: true},
+		event.ToolResult{Turn: 1, ID: "x", Name: "Bash", Content: "denied", IsError: true, Denied: true,
+			Reason: "denied by rule Bash(rm:*)"},
+		event.TurnComplete{Turn: 1, StopReason: "tool_use"},
+		event.StreamText{Turn: 2, Text: "Done."},
+		event.LoopComplete{Reason: event.ReasonDone, Turns: 2, FinalText: "Done.", DurationMS: 42},
+	}
+}
+
+// Denied calls are summarised on standard error in every format, with the
+// flags that would allow them; the model's answer stays on standard output
+// and the exit code stays 0, as Claude Code's does: the run did finish.
+func TestDeniedCallsSummary(t *testing.T) {
+	for _, format := range []Format{FormatText, FormatJSON, FormatStreamJSON} {
+		t.Run(string(format), func(t *testing.T) {
+			out, errOut, code := run(t, format, deniedRun()...)
+			if code != ExitOK {
+				t.Fatalf("exit %d", code)
+			}
+			golden(t, "denied.stderr.golden", errOut)
+			if format == FormatText && out != "Done.\n" {
+				t.Fatalf("stdout = %q", out)
+			}
+		})
+	}
+	tests := []struct {
+		name string
+		evs  []event.Event
+		want string
+	}{
+		{"one call a flag allows", []event.Event{
+			event.ToolUse{Turn: 1, ID: "w", Name: "Edit", Input: json.RawMessage(`{"file_path":"a.go"}`)},
+			event.ToolResult{Turn: 1, ID: "w", Name: "Edit", IsError: true, Denied: true, Reason: "Edit changes files", NeedsApproval: true, SuggestMode: "acceptEdits"},
+			event.LoopComplete{Reason: event.ReasonDone},
+		}, "nova: 1 tool call was denied (print mode cannot ask for approval):\n  Edit a.go: Edit changes files\nTo allow it, run again with: --permission-mode acceptEdits\n"},
+		{"a deny rule only", []event.Event{
+			event.ToolUse{Turn: 1, ID: "x", Name: "Bash", Input: json.RawMessage(`{"command":"rm x"}`)},
+			event.ToolResult{Turn: 1, ID: "x", Name: "Bash", IsError: true, Denied: true, Reason: "denied by rule Bash(rm:*)"},
+			event.LoopComplete{Reason: event.ReasonDone},
+		}, "nova: 1 tool call was denied:\n  Bash rm x: denied by rule Bash(rm:*)\n"},
+		{"nothing denied", toolRun, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, _ := run(t, FormatText, tc.evs...)
+			if diff := cmp.Diff(tc.want, errOut); diff != "" {
+				t.Fatalf("stderr (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The JSON result marks denied calls in tool_calls and lists them in
+// permission_denials, in json and stream-json alike.
+func TestDeniedCallsInResult(t *testing.T) {
+	for _, format := range []Format{FormatJSON, FormatStreamJSON} {
+		t.Run(string(format), func(t *testing.T) {
+			out, _, _ := run(t, format, deniedRun()...)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			var r Result
+			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.MarshalIndent(struct {
+				ToolCalls         []ToolCall         `json:"tool_calls"`
+				PermissionDenials []PermissionDenial `json:"permission_denials"`
+			}{r.ToolCalls, r.PermissionDenials}, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "denied.result.golden", string(b)+"\n")
+		})
+	}
+	// Without denials the list is there, and empty.
+	out, _, _ := run(t, FormatJSON, toolRun...)
+	if !strings.Contains(out, `"permission_denials":[]`) {
+		t.Fatalf("result = %s", out)
 	}
 }

@@ -135,7 +135,10 @@ func (s StreamFaults) connectionRefused(t *testing.T) {
 	l.Close()
 	c := s.New(t, "http://"+addr, 0)
 	_, err = Collect(t, c.Stream(context.Background(), faultRequest))
-	ExpectError(t, err, llm.ErrBrokenStream, "connection failed")
+	le := ExpectError(t, err, llm.ErrConnection, "connection refused: is the server at http://"+addr+" running?")
+	if !le.Retryable() {
+		t.Errorf("a refused connection is not retryable: %v", le)
+	}
 }
 
 // A cancelled context sends no request.

@@ -3,10 +3,13 @@ package wire
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/novacode/nova/llm"
@@ -46,6 +49,13 @@ func Transport(err error, started bool) *llm.Error {
 	if errors.As(err, &netErr) && netErr.Timeout() {
 		return &llm.Error{Kind: llm.ErrTimeout, Message: err.Error(), Err: err}
 	}
+	if !started && errors.Is(err, syscall.ECONNREFUSED) {
+		// Nothing listens there: most often a local server (Ollama, vLLM,
+		// the proxy) that is not running, or a base URL with a wrong
+		// port. "broken_stream" and the dial error would not say so.
+		return &llm.Error{Kind: llm.ErrConnection, Err: err,
+			Message: fmt.Sprintf("connection refused: is the server at %s running? Start it, or set the base URL to where it listens", serverOf(err))}
+	}
 	msg := "connection failed: "
 	if started {
 		msg = "stream interrupted: "
@@ -53,6 +63,19 @@ func Transport(err error, started bool) *llm.Error {
 	// A transport failure before or during the stream is worth retrying,
 	// which is what ErrBrokenStream says.
 	return &llm.Error{Kind: llm.ErrBrokenStream, Message: msg + err.Error(), Err: err}
+}
+
+// serverOf is the scheme and host a failed request went to, from the
+// *url.Error the HTTP client returns; "the configured base URL" when err
+// carries none.
+func serverOf(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+			return u.Scheme + "://" + u.Host
+		}
+	}
+	return "the configured base URL"
 }
 
 // MaxRetryAfter caps a parsed delay, so an absurd header cannot overflow a

@@ -8,6 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,7 +121,12 @@ func TestTransport(t *testing.T) {
 		{json.Unmarshal([]byte(`"x"`), new(int)), true, llm.ErrBrokenStream, "malformed stream event: json: cannot unmarshal"},
 		{fmt.Errorf("read: %w", timeoutErr{}), true, llm.ErrTimeout, "read: i/o timeout"},
 		{io.ErrUnexpectedEOF, true, llm.ErrBrokenStream, "stream interrupted: unexpected EOF"},
-		{errors.New("connection refused"), false, llm.ErrBrokenStream, "connection failed: connection refused"},
+		{errors.New("connection reset"), false, llm.ErrBrokenStream, "connection failed: connection reset"},
+		{&url.Error{Op: "Post", URL: "http://127.0.0.1:11434/v1/chat/completions", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}},
+			false, llm.ErrConnection, "connection refused: is the server at http://127.0.0.1:11434 running? Start it, or set the base URL to where it listens"},
+		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), false, llm.ErrConnection, "connection refused: is the server at the configured base URL running?"},
+		// Refused after the stream began cannot happen; a reset then is a cut stream.
+		{fmt.Errorf("read: %w", syscall.ECONNRESET), true, llm.ErrBrokenStream, "stream interrupted: read: connection reset by peer"},
 	}
 	for _, tt := range tests {
 		got := Transport(tt.err, tt.started)
