@@ -37,6 +37,22 @@ var rules = []struct {
 	{"...", []string{module + "/cmd"}},
 }
 
+// sdkInternals are the internal packages the SDK (the module root) uses.
+var sdkInternals = map[string]bool{
+	module + "/internal/config":      true,
+	module + "/internal/contextinfo": true,
+	module + "/internal/gitexclude":  true,
+}
+
+// cliImports are the module packages internal/cli may import.
+var cliImports = map[string]bool{
+	module:                         true, // the SDK
+	module + "/event":              true,
+	module + "/internal/iostreams": true,
+	module + "/internal/printmode": true,
+	module + "/internal/tui":       true,
+}
+
 func TestImportRules(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -84,11 +100,24 @@ func TestImportRules(t *testing.T) {
 				}
 			}
 		}
-		// Public SDK packages never reach into internal/.
+		// Public packages never reach into internal/, but for the SDK at
+		// the module root: settings files, the context block and git's
+		// exclude list are how it does what the CLI does, and none of
+		// their types appear in its API.
 		if !strings.HasPrefix(pkg, "internal") && !strings.HasPrefix(pkg, "cmd") && !strings.HasPrefix(pkg, "bench") {
 			for _, im := range ims {
-				if strings.HasPrefix(im, module+"/internal") {
+				if strings.HasPrefix(im, module+"/internal") && !(pkg == "." && sdkInternals[im]) {
 					t.Errorf("public package %s imports %s", pkg, im)
+				}
+			}
+		}
+		// The CLI is flags and frontends on the SDK: of the runtime it
+		// reaches only the SDK and the events, so the SDK can never fall
+		// behind what the CLI does.
+		if pkg == "internal/cli" {
+			for _, im := range ims {
+				if strings.HasPrefix(im, module) && !cliImports[im] {
+					t.Errorf("internal/cli imports %s; it may import only the SDK (%s), event and the frontends: move what it needs into the SDK", im, module)
 				}
 			}
 		}

@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/novacode/nova"
 	"github.com/novacode/nova/internal/iostreams"
-	"github.com/novacode/nova/permission/sandbox"
 )
 
 // Version is set at build time with -ldflags "-X github.com/novacode/nova/internal/cli.Version=…".
@@ -80,7 +80,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 func Main() int {
 	// Before anything opens a file: what nova inherited must not reach the
 	// commands it starts.
-	sandbox.InitProcess()
+	nova.InitProcess()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The first Ctrl-C cancels the run cleanly; restoring the default

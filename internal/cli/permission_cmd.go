@@ -8,11 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/novacode/nova/internal/config"
+	"github.com/novacode/nova"
 	"github.com/novacode/nova/internal/iostreams"
-	"github.com/novacode/nova/permission"
-	"github.com/novacode/nova/permission/sandbox"
-	"github.com/novacode/nova/tool/builtin"
 )
 
 // PermissionCheckOptions are the inputs of `nova permission check`.
@@ -80,7 +77,7 @@ hold only while it confines them fully. "sandbox" in the output names it.
 			}
 			opts.Input = json.RawMessage(args[1])
 			if opts.Mode != "" {
-				if _, err := permission.ParseMode(opts.Mode); err != nil {
+				if err := nova.ValidMode(opts.Mode); err != nil {
 					return err
 				}
 			}
@@ -114,65 +111,15 @@ hold only while it confines them fully. "sandbox" in the output names it.
 }
 
 func runPermissionCheck(opts *PermissionCheckOptions) error {
-	dir, err := workspace(opts.Cwd)
+	res, err := nova.CheckPermission(context.Background(), opts.Tool, opts.Input, nova.CheckOptions{
+		Dir: opts.Cwd, PermissionMode: opts.Mode, Allow: opts.Allow, Ask: opts.Ask, Deny: opts.Deny,
+		TrustWorkspace: opts.TrustWorkspace, Sandbox: string(opts.Sandbox),
+	})
 	if err != nil {
 		return err
 	}
-	data, err := dataDir()
-	if err != nil {
-		return err
-	}
-	ws, err := config.LoadWorkspace(data, dir)
-	if err != nil {
-		return err
-	}
-	trusted, notice, err := decideTrust(context.Background(), ws, trustChoice{Flag: opts.TrustWorkspace})
-	if err != nil {
-		return err
-	}
-	fmt.Fprint(opts.IO.ErrOut, prefixed(notice))
-	settings, files := ws.Resolve(trusted)
-	warnSettings(opts.IO.ErrOut, files)
-	pin := permissionInputs{Mode: opts.Mode, Allow: opts.Allow, Ask: opts.Ask, Deny: opts.Deny,
-		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath}
-	sandboxName := string(opts.Sandbox)
-	switch opts.Sandbox {
-	case SandboxAssumed:
-		pin.Sandboxed = true
-	case SandboxDetect:
-		pin.Sandbox = func(additional []string) (*sandbox.Sandbox, error) {
-			mode, err := sandboxMode(settings)
-			if err != nil {
-				return nil, err
-			}
-			// No TempDir: New makes one, and Close removes it.
-			return sandbox.New(mode, sandbox.Policy{Workspace: dir, Writable: additional})
-		}
-	}
-	c, sb, err := buildChecker(pin, dir, files, opts.IO.ErrOut)
-	if err != nil {
-		return err
-	}
-	defer sb.Close()
-	if opts.Sandbox == SandboxDetect {
-		sandboxName = sb.Kind()
-		if n := sb.Notice(); n != "" {
-			fmt.Fprintf(opts.IO.ErrOut, "nova: %s\n", n)
-		}
-	}
-	readOnly := false
-	for _, t := range builtin.All() {
-		if t.Name() == opts.Tool {
-			readOnly = t.ReadOnly()
-		}
-	}
-	d := c.Check(permission.Call{Tool: opts.Tool, Input: opts.Input, ReadOnly: readOnly})
-	b, err := json.Marshal(struct {
-		permission.Decision
-		// Sandbox: bubblewrap, landlock or none as detected; assumed
-		// (--sandboxed) or none (--no-sandbox) as told.
-		Sandbox string `json:"sandbox"`
-	}{d, sandboxName})
+	fmt.Fprint(opts.IO.ErrOut, res.Notice)
+	b, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Errorf("encode decision: %w", err)
 	}

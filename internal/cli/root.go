@@ -7,25 +7,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/novacode/nova/agent"
-	"github.com/novacode/nova/internal/config"
-	"github.com/novacode/nova/internal/contextinfo"
+	"github.com/novacode/nova"
+	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/internal/iostreams"
 	"github.com/novacode/nova/internal/printmode"
-	"github.com/novacode/nova/llm"
-	"github.com/novacode/nova/permission"
-	"github.com/novacode/nova/permission/sandbox"
-	"github.com/novacode/nova/session"
-	"github.com/novacode/nova/tool"
-	"github.com/novacode/nova/tool/builtin"
 )
 
 // RootOptions are the flags and inputs of `nova`.
@@ -93,10 +84,8 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 			if _, err := printmode.ParseFormat(opts.OutputFormat); err != nil {
 				return err
 			}
-			if opts.PermissionMode != "" {
-				if _, err := permission.ParseMode(opts.PermissionMode); err != nil {
-					return err
-				}
+			if err := nova.ValidMode(opts.PermissionMode); err != nil {
+				return err
 			}
 			for _, d := range opts.Debug {
 				if d != "permissions" {
@@ -174,180 +163,42 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
-	data, err := dataDir()
-	if err != nil {
-		return err
+	o := nova.Options{
+		Dir: dir, Provider: opts.Provider, Model: opts.Model, Effort: opts.Effort,
+		MaxTurns: opts.MaxTurns, PermissionMode: opts.PermissionMode,
+		Allow: opts.AllowedTools, Deny: opts.DisallowedTools,
+		Continue: opts.Continue, Resume: opts.Resume,
+		TrustWorkspace: opts.TrustWorkspace, WebSearch: opts.WebSearch,
+		// The interactive UI answers permission requests and questions;
+		// print mode has nobody to ask.
+		Interactive: !opts.Print,
 	}
-	ws, err := config.LoadWorkspace(data, dir)
-	if err != nil {
-		return err
-	}
-	// Before anything reads the settings: the provider, its URL and key,
-	// the permissions and the sandbox all depend on the answer.
-	choice := trustChoice{Flag: opts.TrustWorkspace}
 	if !opts.Print {
-		choice.Ask = func(ctx context.Context, ws *config.Workspace) (bool, error) {
-			return askTrust(ctx, opts.IO, ws)
-		}
+		o.Trust = askTrust(opts.IO)
 	}
-	trusted, trustNotice, err := decideTrust(ctx, ws, choice)
-	if err != nil {
-		return err
-	}
-	if opts.Print && trustNotice != "" {
-		fmt.Fprint(opts.IO.ErrOut, prefixed(trustNotice))
-	}
-	// The interactive UI owns the terminal from its first frame to its
-	// last: what print mode writes to standard error before the run (the
-	// settings' and rules' warnings, the sandbox's notes) is collected for
-	// its timeline instead, where it is seen and cannot tear the screen.
-	var notes strings.Builder
-	warnOut := opts.IO.ErrOut
-	if !opts.Print {
-		warnOut = &notes
-	}
-	settings, files := ws.Resolve(trusted)
-	warnSettings(warnOut, files)
-	var passEnv []string // from the user's own file only (config.Env)
-	if settings.Env != nil {
-		passEnv = settings.Env.Passthrough
-	}
-	ep, err := chooseEndpoint(opts.Provider, opts.Model, settings, os.Getenv)
-	if err != nil {
-		return err
-	}
-	client, source := newClient(ep, settings)
-	info := modelInfo(ep.Model, settings)
-	webSearch, askSearch, searchNotice := webSearchFor(opts.WebSearch, settings, ep.Provider)
-
-	// The context window lookup (settings → endpoint → catalog) runs beside
-	// the first model call instead of delaying it; the loop first needs the
-	// answer after that call. This function owns the goroutine and waits
-	// for it before returning. The resolver's cache lives as long as this
-	// run: every conversation of the process shares the endpoint's answer.
-	windows := new(llm.WindowResolver)
-	lookupCtx, stopLookup := context.WithTimeout(ctx, 10*time.Second)
-	defer stopLookup()
-	windowCh := make(chan int, 1)
-	go func() {
-		configured := 0
-		if settings.ContextWindow != nil {
-			configured = *settings.ContextWindow
-		}
-		w, _ := windows.Resolve(lookupCtx, configured, source, endpointID(ep), ep.Model)
-		windowCh <- w
-	}()
-	window := sync.OnceValue(func() int { return <-windowCh })
-	defer func() {
-		stopLookup()
-		window()
-	}()
-
-	pin := permissionInputs{Mode: opts.PermissionMode, Allow: opts.AllowedTools, Deny: opts.DisallowedTools,
-		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath}
-	reg := tool.NewRegistry(builtin.All()...)
-	reg.Remove(bareNames(opts.DisallowedTools)...)
-
-	sess, err := openSession(data, dir, opts, ep, opts.IO.ErrOut)
-	if err != nil {
-		return err
-	}
-	defer sess.close()
-	sessionID, sessDir := sess.id, sess.files()
 	if slices.Contains(opts.Debug, "permissions") {
-		log, closeLog, err := debugLog(opts, sessDir, &notes)
-		if err != nil {
-			return err
+		if opts.Print {
+			o.PermissionLog = opts.IO.ErrOut
+		} else {
+			// A line on standard error would tear the TUI's screen.
+			o.DebugPermissionsFile = true
 		}
-		defer closeLog()
-		pin.DebugLog = log
 	}
-	pin.Sandbox = func(additional []string) (*sandbox.Sandbox, error) {
-		return newSandbox(settings, dir, additional, filepath.Join(sessDir, "tmp"))
-	}
-	checker, sb, err := buildChecker(pin, dir, files, warnOut)
+	s, err := nova.Open(ctx, o)
 	if err != nil {
 		return err
 	}
-	defer sb.Close()
-	if n := sb.Notice(); n != "" {
-		fmt.Fprintf(warnOut, "nova: %s\n", n)
-	}
-	if pin.DebugLog != nil {
-		// What confines commands decides what the rules can let through.
-		fmt.Fprintf(pin.DebugLog, "nova: permission: %s\n", sb.Describe())
-	}
-	if n := sandboxLimits(ctx, sb); n != "" {
-		fmt.Fprintf(warnOut, "nova: %s\n", n)
-	}
-	env := &tool.Env{Dir: dir, Files: tool.NewFileState(), PassEnv: passEnv,
-		Web: checker, Todos: new(tool.TodoList),
-		AskModel: askModel(func() llm.Client {
-			c, _ := newClient(ep, settings)
-			return c
-		}, smallModel(ep)),
-	}
-	if g := checker.Guard(); g != nil {
-		env.Guard = g
-	}
-	if sb.Kind() != "none" {
-		env.Sandbox = sb
-	}
-	a := &agent.Agent{
-		Client: client, Model: ep.Model, Tools: reg,
-		Env:            env,
-		Permissions:    checker,
-		AllowAlways:    rememberAlways(checker, ws),
-		NonInteractive: opts.Print,
-		MaxTurns:       opts.MaxTurns,
-		ModelInfo:      &info,
-		ContextWindow:  window,
-		Thinking:       thinkingConfig(settings, opts.Effort),
-		WebSearch:      webSearch,
-		AskWebSearch:   askSearch,
-		SpillDir:       filepath.Join(sessDir, "tool-results"),
-		Recorder:       sess.rec,
-		Preamble: func(ctx context.Context) (string, error) {
-			return contextinfo.Preamble(ctx, data, dir, time.Now())
-		},
-	}
-	a.Snapshot = sess.snapshotter()
-	if settings.MaxOutputTokens != nil {
-		a.MaxTokens = *settings.MaxOutputTokens
-	}
-	if settings.CompactThreshold != nil {
-		a.CompactThreshold = *settings.CompactThreshold
-	}
-	system := systemPrompt(dir, ep.Model)
+	defer s.Close()
 	if !opts.Print {
-		return runInteractive(ctx, opts, interactive{
-			agent: a, checker: checker, model: ep.Model, firstPrompt: prompt,
-			newConversation: func(ctx context.Context, prompt string) (*agent.Conversation, error) {
-				return sess.conversation(ctx, data, dir, system, prompt)
-			},
-			commandsDir: filepath.Join(dir, ".novacode", "commands"),
-			dir:         dir,
-			passEnv:     passEnv,
-			sess:        sess,
-			sessionsDir: session.ProjectDir(data, dir),
-			system:      system,
-			notice:      startNotice(joinNotices(trustNotice, searchNotice), notes.String()),
-			window:      knownWindow(settings, info),
-			cwdFlag:     cwdFlag(opts.Cwd, dir),
-			models:      &modelResolver{settings: settings, windows: windows, source: source, sourceID: endpointID(ep), current: ep.Model},
-		})
+		return runInteractive(ctx, opts, s, prompt)
 	}
-	if n := joinNotices(searchNotice, printSearchNotice(webSearch, askSearch, checker)); n != "" {
-		fmt.Fprint(opts.IO.ErrOut, prefixed(n))
-	}
-	conv, err := sess.conversation(ctx, data, dir, system, prompt)
-	if err != nil {
-		return err
-	}
-
+	fmt.Fprint(opts.IO.ErrOut, s.Notice())
 	format, _ := printmode.ParseFormat(opts.OutputFormat)
-	p := printmode.New(opts.IO.Out, opts.IO.ErrOut, format, sessionID)
-	for e := range a.Run(ctx, conv) {
+	p := printmode.New(opts.IO.Out, opts.IO.ErrOut, format, s.ID())
+	for e := range s.Send(ctx, prompt) {
+		if e == nil {
+			continue // the run's error, which loop_complete carries too
+		}
 		if err := p.Handle(e); err != nil {
 			// Nobody is reading (closed pipe): stop the loop, it cleans up.
 			fmt.Fprintf(opts.IO.ErrOut, "nova: %v\n", err)
@@ -356,7 +207,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	}
 	code := p.Finish()
 	if opts.ExtractMemory && code == 0 {
-		extractMemory(ctx, client, ep.Model, dir, conv.Messages, opts.IO.ErrOut)
+		extractMemory(ctx, s, opts.IO.ErrOut)
 	}
 	if code != 0 {
 		return exitError{code}
@@ -364,35 +215,23 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	return nil
 }
 
-// debugLog is where --debug permissions writes: standard error in print
-// mode; in the interactive UI, whose screen a line on standard error would
-// tear, a file in the session's directory, named in the timeline's first
-// notice (notes).
-func debugLog(opts *RootOptions, sessDir string, notes io.Writer) (io.Writer, func(), error) {
-	if opts.Print {
-		return opts.IO.ErrOut, func() {}, nil
-	}
-	if err := os.MkdirAll(sessDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("--debug: %w", err)
-	}
-	path := filepath.Join(sessDir, "debug.log")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+// extractMemory proposes durable facts from the run and adds them to the
+// project's NOVA.md, saying what it added.
+func extractMemory(ctx context.Context, s *nova.Session, errOut io.Writer) {
+	facts, path, err := s.ExtractMemory(ctx, func(re event.Retry) {
+		fmt.Fprintf(errOut, "nova: memory extraction: %s: %s\n", re.Notice(), re.Error)
+	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("--debug: %w", err)
+		fmt.Fprintf(errOut, "nova: %v\n", err)
+		return
 	}
-	fmt.Fprintf(notes, "nova: permission decisions are logged to %s\n", path)
-	return f, func() { _ = f.Close() }, nil
-}
-
-// endpointID names the endpoint in the context-window cache.
-func endpointID(ep endpoint) string { return ep.Provider + " " + ep.BaseURL }
-
-// knownWindow is the context window known without asking the endpoint.
-func knownWindow(s config.Settings, info llm.ModelInfo) int {
-	if s.ContextWindow != nil && *s.ContextWindow > 0 {
-		return *s.ContextWindow
+	if len(facts) == 0 {
+		return
 	}
-	return info.ContextWindow
+	fmt.Fprintf(errOut, "nova: added to %s:\n", path)
+	for _, f := range facts {
+		fmt.Fprintf(errOut, "  - %s\n", f)
+	}
 }
 
 // cwdFlag is the --cwd a command must repeat to reach this workspace's
@@ -497,27 +336,4 @@ func workspace(cwd string) (string, error) {
 		return "", fmt.Errorf("--cwd %s is not a directory", cwd)
 	}
 	return abs, nil
-}
-
-// dataDir is NovaCode's per-user directory: $NOVA_HOME or ~/.novacode.
-func dataDir() (string, error) {
-	if d := os.Getenv("NOVA_HOME"); d != "" {
-		return d, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find the home directory (set NOVA_HOME to choose a data directory): %w", err)
-	}
-	return filepath.Join(home, ".novacode"), nil
-}
-
-func systemPrompt(dir, model string) string {
-	return fmt.Sprintf(`You are NovaCode, a coding agent working in the user's terminal. You solve software tasks by reading and editing files and running commands with the tools you have. Be concise. Prefer Edit over Write for existing files; read a file before editing it. Run the project's tests when you change code.
-
-<env>
-Working directory: %s
-Platform: %s/%s
-Date: %s
-Model: %s
-</env>`, dir, runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"), model)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -263,5 +264,35 @@ func TestVersionFlag(t *testing.T) {
 	}
 	if want := "nova version " + versionLine(Version, buildInfo()) + "\n"; out.String() != want {
 		t.Fatalf("got %q, want %q", out.String(), want)
+	}
+}
+
+// latestOrNot is a session that is, or is not, the workspace's latest.
+type latestOrNot struct {
+	id     string
+	latest bool
+}
+
+func (s latestOrNot) ID() string   { return s.id }
+func (s latestOrNot) Latest() bool { return s.latest }
+
+// On exit the TUI leaves a line that brings the session back: nova -c while
+// it is the workspace's latest, its id otherwise, with the workspace when
+// --cwd named it.
+func TestResumeHint(t *testing.T) {
+	tests := []struct {
+		s         latestOrNot
+		cwd, want string
+	}{
+		{latestOrNot{"newer", true}, "", "Resume this session with: nova -c\n"},
+		{latestOrNot{"older", false}, "", "Resume this session with: nova --resume older\n"},
+		{latestOrNot{"newer", true}, "/my work", "Resume this session with: nova -c --cwd '/my work'\n"},
+	}
+	for _, tc := range tests {
+		var b bytes.Buffer
+		printResumeHint(&b, tc.s, tc.cwd)
+		if diff := cmp.Diff(tc.want, b.String()); diff != "" {
+			t.Errorf("%s %q (-want +got):\n%s", tc.s.id, tc.cwd, diff)
+		}
 	}
 }

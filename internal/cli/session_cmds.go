@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,10 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/novacode/nova/internal/contextinfo"
+	"github.com/novacode/nova"
 	"github.com/novacode/nova/internal/iostreams"
-	"github.com/novacode/nova/llm"
-	"github.com/novacode/nova/session"
 )
 
 // SessionsOptions are the inputs of `nova sessions`.
@@ -47,11 +43,11 @@ func newCmdSessions(ios *iostreams.IOStreams, runF func(context.Context, *Sessio
 }
 
 func runSessions(opts *SessionsOptions) error {
-	dir, data, err := workspaceAndData(opts.Cwd)
+	dir, err := workspace(opts.Cwd)
 	if err != nil {
 		return err
 	}
-	list, err := session.List(session.ProjectDir(data, dir))
+	list, err := nova.ListSessions(dir, "")
 	if err != nil {
 		return err
 	}
@@ -89,15 +85,6 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-func workspaceAndData(cwd string) (string, string, error) {
-	dir, err := workspace(cwd)
-	if err != nil {
-		return "", "", err
-	}
-	data, err := dataDir()
-	return dir, data, err
 }
 
 // RewindOptions are the inputs of `nova rewind`.
@@ -140,59 +127,37 @@ before turn N, and truncate the conversation so the next --continue starts from 
 }
 
 func runRewind(opts *RewindOptions) error {
-	dir, data, err := workspaceAndData(opts.Cwd)
+	dir, err := workspace(opts.Cwd)
 	if err != nil {
 		return err
 	}
-	pdir := session.ProjectDir(data, dir)
-	id := opts.Session
-	if id == "" {
-		latest, err := session.Latest(pdir)
+	if opts.List {
+		id, prompts, err := nova.StoredPrompts(dir, "", opts.Session)
 		if err != nil {
 			return err
 		}
-		id = latest.ID
-	}
-	t, st, err := session.Open(pdir, id)
-	if err != nil {
-		return fmt.Errorf("open session %s: %w", id, err)
-	}
-	defer t.Close()
-	prompts := session.Prompts(st)
-	if opts.List {
 		if len(prompts) == 0 {
 			fmt.Fprintf(opts.IO.Out, "Session %s has no prompts to go back to.\n", id)
 			return nil
 		}
 		var b strings.Builder
 		writePrompts(&b, prompts, dir, "turn ")
-		_, err := io.WriteString(opts.IO.Out, b.String())
+		_, err = io.WriteString(opts.IO.Out, b.String())
 		return err
 	}
-	p, err := promptNumber(prompts, opts.Turn)
+	rep, err := nova.Rewind(dir, "", opts.Session, opts.Turn, opts.FilesOnly)
 	if err != nil {
-		return fmt.Errorf("session %s: %w", id, err)
+		return err
 	}
-	plan := session.RewindPlan(st.Snapshots, p.Turn)
-	snaps := session.NewSnapshots(pdir, id)
-	if err := snaps.Apply(plan); err != nil {
-		return fmt.Errorf("restore files: %w", err)
-	}
-	for _, r := range plan {
+	for _, r := range rep.Files {
 		what := "restored"
-		if r.Delete {
+		if r.Deleted {
 			what = "deleted"
 		}
 		fmt.Fprintf(opts.IO.Out, "%s %s\n", what, relTo(dir, r.Path))
 	}
-	if !opts.FilesOnly {
-		if err := t.Append(session.Record{Type: session.TypeRewind, Turn: p.Turn}); err != nil {
-			return fmt.Errorf("truncate the conversation: %w", err)
-		}
-		if err := t.Sync(); err != nil {
-			return err
-		}
-		fmt.Fprintf(opts.IO.Out, "conversation now ends before turn %d (%s); continue it with: nova -c -p \"...\"\n", p.N, oneLine(p.Label(), 50))
+	if rep.Conversation {
+		fmt.Fprintf(opts.IO.Out, "conversation now ends before turn %d (%s); continue it with: nova -c -p \"...\"\n", rep.Prompt.N, oneLine(rep.Prompt.Label, 50))
 	}
 	return nil
 }
@@ -203,24 +168,15 @@ func runRewind(opts *RewindOptions) error {
 //
 //	turn 1  fix the build
 //	        changed main.go
-func writePrompts(b *strings.Builder, prompts []session.Prompt, dir, prefix string) {
+func writePrompts(b *strings.Builder, prompts []nova.Prompt, dir, prefix string) {
 	width := len(strconv.Itoa(len(prompts)))
 	for _, p := range prompts {
 		head := fmt.Sprintf("%s%*d  ", prefix, width, p.N)
-		fmt.Fprintf(b, "%s%s\n", head, oneLine(p.Label(), 70))
+		fmt.Fprintf(b, "%s%s\n", head, oneLine(p.Label, 70))
 		for _, f := range p.Files {
 			fmt.Fprintf(b, "%*schanged %s\n", len(head), "", relTo(dir, f))
 		}
 	}
-}
-
-// promptNumber is the prompt a person means by turn n (from 1, as
-// writePrompts numbers them).
-func promptNumber(prompts []session.Prompt, n int) (session.Prompt, error) {
-	if n < 1 || n > len(prompts) {
-		return session.Prompt{}, fmt.Errorf("there is no turn %d: the conversation has %d (one per prompt; list them with nova rewind --list)", n, len(prompts))
-	}
-	return prompts[n-1], nil
 }
 
 func relTo(dir, p string) string {
@@ -229,62 +185,4 @@ func relTo(dir, p string) string {
 		return p
 	}
 	return rel
-}
-
-// extractMemory proposes durable facts from the run and adds them to the
-// project's NOVA.md, saying what it added.
-func extractMemory(ctx context.Context, client llm.Client, model, dir string, history []llm.Message, errOut io.Writer) {
-	root := dir
-	for d := dir; ; d = filepath.Dir(d) {
-		if fileExists(filepath.Join(d, ".git")) {
-			root = d
-			break
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	x := &contextinfo.Extractor{Client: retryLines{client, errOut}, Model: model, Path: filepath.Join(root, "NOVA.md")}
-	facts, err := x.Propose(ctx, history)
-	if err != nil {
-		fmt.Fprintf(errOut, "nova: memory extraction failed: %v\n", err)
-		return
-	}
-	if len(facts) == 0 {
-		return
-	}
-	if err := x.Append(facts); err != nil {
-		fmt.Fprintf(errOut, "nova: could not update %s: %v\n", x.Path, err)
-		return
-	}
-	fmt.Fprintf(errOut, "nova: added to %s:\n", x.Path)
-	for _, f := range facts {
-		fmt.Fprintf(errOut, "  - %s\n", f)
-	}
-}
-
-// retryLines passes a client's streams through and says each retry on w:
-// for the model calls outside the loop (memory extraction, after a print-mode
-// run), whose retries no event carries.
-type retryLines struct {
-	c llm.Client
-	w io.Writer
-}
-
-func (r retryLines) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
-	return func(yield func(llm.StreamEvent, error) bool) {
-		for ev, err := range r.c.Stream(ctx, req) {
-			if re, ok := ev.(llm.Retrying); ok {
-				fmt.Fprintf(r.w, "nova: memory extraction: %v; retrying in %.1f s (%d/%d)\n", re.Err, re.Wait.Seconds(), re.Attempt, re.MaxRetries)
-			}
-			if !yield(ev, err) {
-				return
-			}
-		}
-	}
-}
-
-func fileExists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
 }

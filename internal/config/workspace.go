@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Workspace is what the settings files say about one workspace, before
@@ -34,11 +35,20 @@ type Workspace struct {
 // an error naming the file and the line: silently ignoring it could drop a
 // setting that matters.
 func LoadWorkspace(dataDir, dir string) (*Workspace, error) {
+	return LoadWorkspaceLayers(dataDir, dir, []Layer{LayerUser, LayerProject, LayerLocal})
+}
+
+// LoadWorkspaceLayers is LoadWorkspace reading only the files of layers
+// (an embedding program's choice of settings sources). The user's file is
+// still where answers are remembered (UserPath), read or not.
+func LoadWorkspaceLayers(dataDir, dir string, layers []Layer) (*Workspace, error) {
 	paths := Paths(dataDir, dir)
 	w := &Workspace{Key: Key(dir), UserPath: paths[0]}
 	var err error
-	if w.user, err = readFile(paths[0], LayerUser); err != nil {
-		return nil, err
+	if slices.Contains(layers, LayerUser) {
+		if w.user, err = readFile(paths[0], LayerUser); err != nil {
+			return nil, err
+		}
 	}
 	if w.user != nil {
 		w.Record = w.user.Settings.Workspaces[w.Key]
@@ -46,6 +56,9 @@ func LoadWorkspace(dataDir, dir string) (*Workspace, error) {
 	own := ownBaseline(w.user)
 	var digests [][]byte
 	for i, layer := range []Layer{LayerProject, LayerLocal} {
+		if !slices.Contains(layers, layer) {
+			continue
+		}
 		if sameFile(paths[0], paths[i+1]) {
 			// The workspace is the home directory: its .novacode is the
 			// user's own.

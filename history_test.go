@@ -1,16 +1,13 @@
-package cli
+package nova
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/event"
-	"github.com/novacode/nova/internal/tui"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/session"
 )
@@ -44,7 +41,7 @@ func message(turn int, role llm.Role, blocks ...llm.Block) session.Record {
 func textBlock(s string) llm.Block { return llm.Block{Type: llm.BlockText, Text: s} }
 
 // describe is an entry as one comparable line.
-func describe(e tui.Entry) string {
+func describe(e HistoryEntry) string {
 	switch ev := e.Event.(type) {
 	case nil:
 		return "prompt " + e.Prompt
@@ -85,7 +82,7 @@ func TestPastOfTranscript(t *testing.T) {
 		message(4, llm.RoleUser, textBlock("never mind")),
 		session.Record{Type: session.TypeRewind, Turn: 4},
 	)
-	p := pastOf(st, "claude-sonnet-4-5", 200_000)
+	p := historyOf(st, "claude-sonnet-4-5", 200_000)
 	var got []string
 	for _, e := range p.Entries {
 		got = append(got, describe(e))
@@ -113,32 +110,5 @@ func TestPastOfTranscript(t *testing.T) {
 		Total: event.TokenCounts{InputTokens: 1000, CacheReadTokens: 1100, OutputTokens: 80}, CostUSD: 0.02, ContextWindow: 200_000}
 	if diff := cmp.Diff(wantUsage, p.Usage); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
-	}
-}
-
-// On exit the TUI leaves a line that brings the session back: nova -c while
-// it is the workspace's latest, its id otherwise, with the workspace when
-// --cwd named it.
-func TestResumeHint(t *testing.T) {
-	dir := t.TempDir()
-	at := func(r session.Record, sec int) session.Record { // the last record's time orders sessions
-		r.Time = time.Date(2025, 6, 1, 12, 0, sec, 0, time.UTC)
-		return r
-	}
-	writeTranscript(t, dir, "older", at(message(1, llm.RoleUser, textBlock("one")), 1))
-	writeTranscript(t, dir, "newer", at(message(1, llm.RoleUser, textBlock("two")), 2))
-	tests := []struct {
-		id, cwd, want string
-	}{
-		{"newer", "", "Resume this session with: nova -c\n"},
-		{"older", "", "Resume this session with: nova --resume older\n"},
-		{"newer", "/my work", "Resume this session with: nova -c --cwd '/my work'\n"},
-	}
-	for _, tc := range tests {
-		var b bytes.Buffer
-		printResumeHint(&b, dir, tc.id, tc.cwd)
-		if diff := cmp.Diff(tc.want, b.String()); diff != "" {
-			t.Errorf("%s %q (-want +got):\n%s", tc.id, tc.cwd, diff)
-		}
 	}
 }

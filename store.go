@@ -1,4 +1,4 @@
-package cli
+package nova
 
 import (
 	"context"
@@ -74,12 +74,12 @@ func (s *openedSession) close() {
 // files is where the session keeps its side files (spilled results, temp).
 func (s *openedSession) files() string { return filepath.Join(s.dir, s.id) }
 
-// openSession creates a new session, or reopens the latest (--continue) or
-// a given one (--resume ID).
-func openSession(data, workspace string, opts *RootOptions, ep endpoint, errOut io.Writer) (*openedSession, error) {
+// openSession creates a new session, or reopens the latest (cont) or a
+// given one (resume). Notes for the person go to errOut.
+func openSession(data, workspace string, cont bool, resume string, ep endpoint, errOut io.Writer) (*openedSession, error) {
 	dir := session.ProjectDir(data, workspace)
-	id := opts.Resume
-	if opts.Continue {
+	id := resume
+	if cont {
 		latest, err := session.Latest(dir)
 		if err != nil {
 			return nil, fmt.Errorf("--continue: %w", err)
@@ -132,8 +132,8 @@ func openSession(data, workspace string, opts *RootOptions, ep endpoint, errOut 
 
 // conversation builds the run's conversation: the resumed history plus the
 // new prompt, or a new one opened by the preamble (environment and memory
-// files) and the prompt.
-func (s *openedSession) conversation(ctx context.Context, data, workspace, system, prompt string) (*agent.Conversation, error) {
+// files, unless withContext is false) and the prompt.
+func (s *openedSession) conversation(ctx context.Context, data, workspace, system, prompt string, withContext bool) (*agent.Conversation, error) {
 	if s.state != nil {
 		st := s.state
 		conv := &agent.Conversation{ID: s.id, System: system, Messages: st.Messages,
@@ -141,11 +141,20 @@ func (s *openedSession) conversation(ctx context.Context, data, workspace, syste
 		conv.AddUser(prompt)
 		return conv, nil
 	}
-	pre, err := contextinfo.Preamble(ctx, data, workspace, time.Now())
-	if err != nil {
-		return nil, err
+	return newConversation(ctx, s.id, data, workspace, system, prompt, withContext)
+}
+
+// newConversation opens a conversation with the preamble (unless
+// withContext is false) and prompt.
+func newConversation(ctx context.Context, id, data, workspace, system, prompt string, withContext bool) (*agent.Conversation, error) {
+	pre := ""
+	if withContext {
+		var err error
+		if pre, err = contextinfo.Preamble(ctx, data, workspace, time.Now()); err != nil {
+			return nil, err
+		}
 	}
-	conv := &agent.Conversation{ID: s.id, System: system}
+	conv := &agent.Conversation{ID: id, System: system}
 	var blocks []llm.Block
 	if pre != "" {
 		blocks = append(blocks, llm.Block{Type: llm.BlockText, Text: pre})
@@ -178,4 +187,13 @@ func (s *openedSession) snapshotter() func(turn int, paths []string) error {
 		}
 		return errors.Join(errs...)
 	}
+}
+
+// stateConversation is the conversation a loaded session continues.
+func stateConversation(id, system string, st *session.State) *agent.Conversation {
+	if len(st.Messages) == 0 {
+		return nil // starts afresh (with the preamble) on the next prompt
+	}
+	return &agent.Conversation{ID: id, System: system, Messages: st.Messages,
+		Persisted: len(st.Messages), Turns: st.Turns, Usage: st.Usage, CostUSD: st.CostUSD}
 }

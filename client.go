@@ -1,12 +1,13 @@
-package cli
+package nova
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/novacode/nova/internal/config"
-	"github.com/novacode/nova/internal/tui"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/anthropic"
 	"github.com/novacode/nova/llm/openai"
@@ -115,14 +116,14 @@ func (m *modelResolver) resolve(ctx context.Context, model string) (llm.ModelInf
 // known lists the models /model offers: the catalog's, those the settings
 // price, and the one the session started with, each with what is known
 // without asking the endpoint.
-func (m *modelResolver) known() []tui.ModelInfo {
+func (m *modelResolver) known() []ModelInfo {
 	names := llm.CatalogModels()
 	for n := range m.settings.Prices {
 		names = append(names, n)
 	}
 	names = append(names, m.current)
 	slices.Sort(names)
-	var out []tui.ModelInfo
+	var out []ModelInfo
 	for _, n := range slices.Compact(names) {
 		if n == "" {
 			continue
@@ -132,7 +133,38 @@ func (m *modelResolver) known() []tui.ModelInfo {
 		if m.settings.ContextWindow != nil && *m.settings.ContextWindow > 0 {
 			w = *m.settings.ContextWindow
 		}
-		out = append(out, tui.ModelInfo{Name: n, ContextWindow: w, InputPrice: info.InputPrice, OutputPrice: info.OutputPrice})
+		out = append(out, ModelInfo{Name: n, ContextWindow: w, InputPrice: info.InputPrice, OutputPrice: info.OutputPrice})
 	}
 	return out
+}
+
+// ModelInfo is what is known of a model: its context window in tokens and
+// its prices in USD per million tokens (0 when unknown).
+type ModelInfo struct {
+	Name                    string
+	ContextWindow           int
+	InputPrice, OutputPrice float64
+}
+
+// Models lists the models the session knows without asking the endpoint:
+// the catalog's, those the settings price, and the one in use.
+func (s *Session) Models() []ModelInfo { return s.models.known() }
+
+// SetModel switches the model for the rest of the session, resolved as at
+// Open (catalog, the settings' prices and limits, the context window from
+// the settings, the endpoint or the catalog). It waits for a Send running.
+func (s *Session) SetModel(ctx context.Context, name string) (ModelInfo, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || strings.ContainsAny(name, " \t\n") {
+		return ModelInfo{}, fmt.Errorf("%q is not a model name", name)
+	}
+	info, window := s.models.resolve(ctx, name)
+	s.running.Lock()
+	defer s.running.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.agent
+	a.Model, a.ModelInfo = name, &info
+	a.ContextWindow = func() int { return window }
+	return ModelInfo{Name: name, ContextWindow: window, InputPrice: info.InputPrice, OutputPrice: info.OutputPrice}, nil
 }

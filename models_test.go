@@ -1,4 +1,4 @@
-package cli
+package nova
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/novacode/nova/agent"
 	"github.com/novacode/nova/internal/config"
-	"github.com/novacode/nova/internal/tui"
 	"github.com/novacode/nova/llm"
 )
 
@@ -29,19 +28,19 @@ func TestSetModel(t *testing.T) {
 		settings config.Settings
 		source   llm.WindowSource
 		model    string
-		want     tui.ModelInfo
+		want     ModelInfo
 	}{
-		{"catalog", config.Settings{}, nil, "claude-opus-4-5", tui.ModelInfo{Name: "claude-opus-4-5", ContextWindow: 200_000, InputPrice: 5, OutputPrice: 25}},
-		{"endpoint", config.Settings{}, windowSource(64_000), "qwen3-coder", tui.ModelInfo{Name: "qwen3-coder", ContextWindow: 64_000}},
+		{"catalog", config.Settings{}, nil, "claude-opus-4-5", ModelInfo{Name: "claude-opus-4-5", ContextWindow: 200_000, InputPrice: 5, OutputPrice: 25}},
+		{"endpoint", config.Settings{}, windowSource(64_000), "qwen3-coder", ModelInfo{Name: "qwen3-coder", ContextWindow: 64_000}},
 		{"settings", config.Settings{ContextWindow: &window, Prices: map[string]config.Price{"qwen3-coder": {Input: 0.1, Output: 0.2}}}, windowSource(64_000), "qwen3-coder",
-			tui.ModelInfo{Name: "qwen3-coder", ContextWindow: 32_768, InputPrice: 0.1, OutputPrice: 0.2}},
-		{"unknown", config.Settings{}, nil, "mystery", tui.ModelInfo{Name: "mystery", ContextWindow: 128_000}},
+			ModelInfo{Name: "qwen3-coder", ContextWindow: 32_768, InputPrice: 0.1, OutputPrice: 0.2}},
+		{"unknown", config.Settings{}, nil, "mystery", ModelInfo{Name: "mystery", ContextWindow: 128_000}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &agent.Agent{Model: "claude-sonnet-4-5"}
-			r := &tuiRunner{in: interactive{agent: a, models: &modelResolver{settings: tc.settings, windows: new(llm.WindowResolver), source: tc.source, current: "claude-sonnet-4-5"}}}
-			got, err := r.setModel(context.Background(), tc.model)
+			s := &Session{agent: a, models: &modelResolver{settings: tc.settings, windows: new(llm.WindowResolver), source: tc.source, current: "claude-sonnet-4-5"}}
+			got, err := s.SetModel(context.Background(), tc.model)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,8 +52,8 @@ func TestSetModel(t *testing.T) {
 			}
 		})
 	}
-	r := &tuiRunner{in: interactive{agent: &agent.Agent{}, models: &modelResolver{windows: new(llm.WindowResolver)}}}
-	if _, err := r.setModel(context.Background(), "two words"); err == nil {
+	s := &Session{agent: &agent.Agent{}, models: &modelResolver{windows: new(llm.WindowResolver)}}
+	if _, err := s.SetModel(context.Background(), "two words"); err == nil {
 		t.Error("a name with a space was taken")
 	}
 }

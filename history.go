@@ -1,27 +1,36 @@
-package cli
+package nova
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/novacode/nova/event"
-	"github.com/novacode/nova/internal/tui"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/session"
 )
 
-// pastOf is a loaded session for the TUI's timeline: every message still in
+// History is a stored conversation as its live runs showed it: the prompts
+// and events in order, and the session's usage.
+type History struct {
+	Entries []HistoryEntry
+	// Usage is the session's totals and its last call, for a status line.
+	Usage event.Usage
+}
+
+// HistoryEntry is a prompt the person sent, or an event of the loop.
+type HistoryEntry struct {
+	Prompt string
+	Event  event.Event
+}
+
+// historyOf is a loaded session as its History: every message still in
 // the conversation (rewound ones are gone; those before a compaction stay,
-// behind its notice) as the prompts and events the live run showed, and the
-// session's usage for the status line. window is the context window to
-// measure the last call's prompt against.
-func pastOf(st *session.State, model string, window int) *tui.Past {
-	p := &tui.Past{Usage: event.Usage{
+// behind its notice). window is the context window to measure the last
+// call's prompt against.
+func historyOf(st *session.State, model string, window int) *History {
+	p := &History{Usage: event.Usage{
 		Turn: max(st.Turns, 1), Model: model,
 		Call: counts(st.LastCall), Total: counts(st.Usage), CostUSD: st.CostUSD, ContextWindow: window,
 	}}
 	names := map[string]string{} // tool_use id → tool name, for the results
-	add := func(e event.Event) { p.Entries = append(p.Entries, tui.Entry{Event: e}) }
+	add := func(e event.Event) { p.Entries = append(p.Entries, HistoryEntry{Event: e}) }
 	for _, r := range st.Live {
 		switch r.Type {
 		case session.TypeBoundary:
@@ -30,7 +39,7 @@ func pastOf(st *session.State, model string, window int) *tui.Past {
 			m := r.Message
 			if m.Role == llm.RoleUser {
 				if prompt := session.PromptText(*m); prompt != "" {
-					p.Entries = append(p.Entries, tui.Entry{Prompt: prompt})
+					p.Entries = append(p.Entries, HistoryEntry{Prompt: prompt})
 				}
 			}
 			for _, b := range m.Content {
@@ -61,18 +70,4 @@ func pastOf(st *session.State, model string, window int) *tui.Past {
 func counts(u llm.Usage) event.TokenCounts {
 	return event.TokenCounts{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, Estimated: u.Estimated}
-}
-
-// printResumeHint says, once the TUI has left the terminal, how to come back
-// to the session: nova -c while it is the workspace's latest, else its id.
-// A session without a conversation has nothing to come back to.
-func printResumeHint(w io.Writer, sessionsDir, id, cwdFlag string) {
-	cmd := "nova -c"
-	if latest, err := session.Latest(sessionsDir); err != nil || latest.ID != id {
-		cmd = "nova --resume " + id
-	}
-	if cwdFlag != "" {
-		cmd += " --cwd " + shellQuote(cwdFlag)
-	}
-	fmt.Fprintf(w, "Resume this session with: %s\n", cmd)
 }

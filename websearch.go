@@ -1,8 +1,7 @@
-package cli
+package nova
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/novacode/nova/agent"
 	"github.com/novacode/nova/internal/config"
@@ -69,15 +68,4 @@ func printSearchNotice(ws *llm.WebSearch, explicit bool, checker *permission.Che
 		return fmt.Sprintf("web search is off: %s", d.Reason)
 	}
 	return "web search needs an allow rule in print mode (--allowedTools WebSearch, or \"WebSearch\" in permissions.allow); going on without it"
-}
-
-// joinNotices puts notices one after another, each ending its line.
-func joinNotices(notices ...string) string {
-	var b strings.Builder
-	for _, n := range notices {
-		if n = strings.TrimRight(n, "\n"); n != "" {
-			b.WriteString(n + "\n")
-		}
-	}
-	return b.String()
 }

@@ -1,0 +1,673 @@
+package nova
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/novacode/nova/agent"
+	"github.com/novacode/nova/event"
+	"github.com/novacode/nova/internal/config"
+	"github.com/novacode/nova/internal/contextinfo"
+	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/permission/sandbox"
+	"github.com/novacode/nova/session"
+	"github.com/novacode/nova/tool"
+	"github.com/novacode/nova/tool/builtin"
+)
+
+// Session is one conversation with the runtime: the model client, tools,
+// permission chain, sandbox and transcript set up as the CLI sets them up.
+// Send runs one prompt at a time; the other methods may be called from any
+// goroutine.
+type Session struct {
+	opts Options
+	dir  string // the workspace
+	data string // the data directory
+
+	agent    *agent.Agent
+	checker  *permission.Checker
+	sandbox  *sandbox.Sandbox
+	store    *openedSession // nil when InMemory
+	client   llm.Client
+	ep       endpoint
+	settings config.Settings
+	models   *modelResolver
+	system   string
+	passEnv  []string
+	hooks    *hookRunner
+	notice   strings.Builder
+	history  *History // the resumed conversation, for a frontend to show
+	id       string
+	spill    string // a temporary spill directory to remove (InMemory)
+	closers  []func()
+
+	// mu guards conv, result, cancel and the agent's model fields; a Send
+	// holds running for its whole run, so two never overlap.
+	mu      sync.Mutex
+	running sync.Mutex
+	conv    *agent.Conversation
+	result  Result
+	cancel  context.CancelFunc
+	runCtx  context.Context
+	closed  bool
+}
+
+// Open sets up a session: settings, model client, tools, permission chain
+// and sandbox, transcript. Close it when done.
+func Open(ctx context.Context, opts Options) (_ *Session, err error) {
+	s := &Session{opts: opts}
+	defer func() {
+		if err != nil {
+			s.release()
+		}
+	}()
+	if s.dir, err = workspace(opts.Dir); err != nil {
+		return nil, err
+	}
+	if s.data, err = dataDirOf(opts.DataDir); err != nil {
+		return nil, err
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	ws, err := config.LoadWorkspaceLayers(s.data, s.dir, layersOf(opts.SettingSources))
+	if err != nil {
+		return nil, err
+	}
+	// Before anything reads the settings: the provider, its URL and key,
+	// the permissions and the sandbox all depend on the answer.
+	trusted, trustNotice, err := decideTrust(ctx, ws, trustChoice{Flag: opts.TrustWorkspace, Ask: trustAsker(opts.Trust)})
+	if err != nil {
+		return nil, err
+	}
+	s.notice.WriteString(prefixed(trustNotice))
+	settings, files := ws.Resolve(trusted)
+	s.settings = settings
+	warnSettings(&s.notice, files)
+	if settings.Env != nil {
+		s.passEnv = settings.Env.Passthrough
+	}
+
+	var source llm.WindowSource
+	if opts.Client != nil {
+		if opts.Model == "" {
+			return nil, errors.New("nova: Options.Model is required with Options.Client")
+		}
+		s.ep = endpoint{Provider: cmpOr(opts.Provider, providerAnthropic), Model: opts.Model}
+		s.client = opts.Client
+		source, _ = opts.Client.(llm.WindowSource)
+	} else {
+		if s.ep, err = chooseEndpoint(opts.Provider, opts.Model, settings, getenv); err != nil {
+			return nil, err
+		}
+		var a adapter
+		s.client, a = newClient(s.ep, settings)
+		source = a
+	}
+	info := modelInfo(s.ep.Model, settings)
+	webSearch, askSearch, searchNotice := webSearchFor(opts.WebSearch, settings, s.ep.Provider)
+	if searchNotice != "" {
+		s.notice.WriteString(prefixed(searchNotice + "\n"))
+	}
+	windows := new(llm.WindowResolver)
+	s.models = &modelResolver{settings: settings, windows: windows, source: source, sourceID: endpointID(s.ep), current: s.ep.Model}
+	window := s.lookupWindow(windows, source, info)
+
+	tools := opts.Tools
+	if tools == nil {
+		tools = builtin.All()
+	}
+	reg := tool.NewRegistry(tools...)
+	reg.Remove(bareNames(opts.Deny)...)
+
+	if !opts.InMemory {
+		s.store, err = openSession(s.data, s.dir, opts.Continue, opts.Resume, s.ep, &s.notice)
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, s.store.close)
+		s.id = s.store.id
+	} else {
+		if opts.Resume != "" || opts.Continue {
+			return nil, errors.New("nova: Resume and Continue need a stored session, not InMemory")
+		}
+		s.id = session.NewID()
+		if s.spill, err = os.MkdirTemp("", "nova-"+s.id+"-"); err != nil {
+			return nil, fmt.Errorf("create a temporary directory: %w", err)
+		}
+	}
+	sideDir := s.sideDir()
+
+	pin := permissionInputs{Mode: opts.PermissionMode, Allow: opts.Allow, Ask: opts.Ask, Deny: opts.Deny,
+		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath, DebugLog: opts.PermissionLog}
+	if opts.DebugPermissionsFile && pin.DebugLog == nil {
+		if pin.DebugLog, err = s.debugFile(sideDir); err != nil {
+			return nil, err
+		}
+	}
+	pin.Sandbox = func(additional []string) (*sandbox.Sandbox, error) {
+		if opts.Sandbox != "" {
+			v := opts.Sandbox
+			settings.Sandbox = &v
+		}
+		return newSandbox(settings, s.dir, additional, filepath.Join(sideDir, "tmp"))
+	}
+	s.checker, s.sandbox, err = buildChecker(pin, s.dir, files, &s.notice)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() { _ = s.sandbox.Close() })
+	if n := s.sandbox.Notice(); n != "" {
+		fmt.Fprintf(&s.notice, "nova: %s\n", n)
+	}
+	if pin.DebugLog != nil {
+		// What confines commands decides what the rules can let through.
+		fmt.Fprintf(pin.DebugLog, "nova: permission: %s\n", s.sandbox.Describe())
+	}
+	if n := sandboxLimits(ctx, s.sandbox); n != "" {
+		fmt.Fprintf(&s.notice, "nova: %s\n", n)
+	}
+
+	s.hooks, err = newHookRunner(opts.Hooks, s.hookBase)
+	if err != nil {
+		return nil, err
+	}
+	env := &tool.Env{Dir: s.dir, Files: tool.NewFileState(), PassEnv: s.passEnv,
+		Web: s.checker, Todos: new(tool.TodoList),
+		AskModel: askModel(s.sideClient, smallModel(s.ep)),
+	}
+	if g := s.checker.Guard(); g != nil {
+		env.Guard = g
+	}
+	if s.sandbox.Kind() != "none" {
+		env.Sandbox = s.sandbox
+	}
+	var checker agent.PermissionChecker = s.checker
+	if len(opts.Hooks.PreToolUse) > 0 {
+		checker = hookChecker{inner: s.checker, hooks: s.hooks, ctx: s.currentCtx}
+	}
+	a := &agent.Agent{
+		Client: s.client, Model: s.ep.Model, Tools: reg,
+		Env:            env,
+		Permissions:    checker,
+		AllowAlways:    rememberAlways(s.checker, ws),
+		NonInteractive: !opts.Interactive && opts.CanUseTool == nil,
+		MaxTurns:       opts.MaxTurns,
+		ModelInfo:      &info,
+		ContextWindow:  window,
+		Thinking:       thinkingConfig(settings, opts.Effort),
+		WebSearch:      webSearch,
+		AskWebSearch:   askSearch && (opts.Interactive || opts.CanUseTool != nil),
+		SpillDir:       filepath.Join(sideDir, "tool-results"),
+	}
+	a.Hooks.PreSend = append(a.Hooks.PreSend, s.hooks.preSend)
+	if s.store != nil {
+		a.Recorder = s.store.rec
+		a.Snapshot = s.store.snapshotter()
+	} else {
+		a.SpillDir = s.spill
+	}
+	if !opts.NoContext {
+		a.Preamble = func(ctx context.Context) (string, error) {
+			return contextinfo.Preamble(ctx, s.data, s.dir, time.Now())
+		}
+	}
+	if settings.MaxOutputTokens != nil {
+		a.MaxTokens = *settings.MaxOutputTokens
+	}
+	if settings.CompactThreshold != nil {
+		a.CompactThreshold = *settings.CompactThreshold
+	}
+	if opts.CompactThreshold != 0 {
+		a.CompactThreshold = opts.CompactThreshold
+	}
+	s.agent = a
+	s.system = cmpOr(opts.SystemPrompt, systemPrompt(s.dir, s.ep.Model))
+	if opts.AppendSystemPrompt != "" {
+		s.system += "\n\n" + opts.AppendSystemPrompt
+	}
+	if askSearch && !a.AskWebSearch {
+		if n := printSearchNotice(webSearch, askSearch, s.checker); n != "" {
+			s.notice.WriteString(prefixed(n + "\n"))
+		}
+	}
+	if s.store != nil && s.store.state != nil {
+		s.conv = stateConversation(s.id, s.system, s.store.state)
+		if s.conv != nil {
+			s.history = historyOf(s.store.state, s.ep.Model, s.knownWindow(info))
+		}
+	}
+	source2 := "startup"
+	if s.store != nil && s.store.resumed {
+		source2 = "resume"
+	}
+	if len(opts.Hooks.SessionStart) > 0 {
+		in := s.hookBase()
+		in.Source = source2
+		out := s.hooks.run(ctx, HookSessionStart, opts.Hooks.SessionStart, in)
+		s.hooks.addContext(out.AdditionalContext)
+	}
+	return s, nil
+}
+
+// lookupWindow starts the context window lookup (settings → endpoint →
+// catalog) beside the first model call instead of delaying it; the loop
+// needs the answer only after that call. The session owns the goroutine
+// and waits for it at Close.
+func (s *Session) lookupWindow(windows *llm.WindowResolver, source llm.WindowSource, info llm.ModelInfo) func() int {
+	lookupCtx, stop := context.WithTimeout(context.Background(), lookupTimeout)
+	ch := make(chan int, 1)
+	go func() {
+		configured := 0
+		if s.settings.ContextWindow != nil {
+			configured = *s.settings.ContextWindow
+		}
+		w, _ := windows.Resolve(lookupCtx, configured, source, endpointID(s.ep), s.ep.Model)
+		ch <- w
+	}()
+	window := sync.OnceValue(func() int { return <-ch })
+	s.closers = append(s.closers, func() {
+		stop()
+		window()
+	})
+	return window
+}
+
+func (s *Session) sideClient() llm.Client {
+	if s.opts.Client != nil {
+		return s.opts.Client
+	}
+	c, _ := newClient(s.ep, s.settings)
+	return c
+}
+
+// sideDir is where the session keeps its side files (spilled results,
+// the sandbox's temp dir, the debug log).
+func (s *Session) sideDir() string {
+	if s.store != nil {
+		return s.store.files()
+	}
+	return s.spill
+}
+
+func (s *Session) debugFile(dir string) (io.Writer, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("debug log: %w", err)
+	}
+	path := filepath.Join(dir, "debug.log")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("debug log: %w", err)
+	}
+	s.closers = append(s.closers, func() { _ = f.Close() })
+	fmt.Fprintf(&s.notice, "nova: permission decisions are logged to %s\n", path)
+	return f, nil
+}
+
+func (s *Session) knownWindow(info llm.ModelInfo) int {
+	if s.settings.ContextWindow != nil && *s.settings.ContextWindow > 0 {
+		return *s.settings.ContextWindow
+	}
+	return info.ContextWindow
+}
+
+func (s *Session) hookBase() HookInput {
+	in := HookInput{SessionID: s.id, Cwd: s.dir, PermissionMode: string(s.checker.Mode())}
+	if s.store != nil {
+		in.TranscriptPath = s.store.rec.t.Path()
+	}
+	return in
+}
+
+func (s *Session) currentCtx() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.runCtx != nil {
+		return s.runCtx
+	}
+	return context.Background()
+}
+
+// ID is the session's id (nova --resume ID continues it).
+func (s *Session) ID() string { return s.id }
+
+// Dir is the workspace.
+func (s *Session) Dir() string { return s.dir }
+
+// DataDir is the data directory in use.
+func (s *Session) DataDir() string { return s.data }
+
+// Notice is what the person should know before the first prompt, one
+// "nova: " line each (list items indented): settings left out until the
+// workspace is trusted or not understood, rules that did not parse, what
+// the sandbox cannot do, web search that is off. Empty when all is well.
+func (s *Session) Notice() string { return s.notice.String() }
+
+// History is the conversation a resumed session continues, as the events
+// its live runs showed; nil for a new session.
+func (s *Session) History() *History { return s.history }
+
+// PassEnv lists the environment variables the settings let commands see
+// although they look like credentials.
+func (s *Session) PassEnv() []string { return slices.Clone(s.passEnv) }
+
+// Mode is the current permission mode.
+func (s *Session) Mode() string { return string(s.checker.Mode()) }
+
+// SetMode changes the permission mode from the next decision on.
+func (s *Session) SetMode(mode string) error {
+	m, err := permission.ParseMode(mode)
+	if err != nil {
+		return err
+	}
+	s.checker.SetMode(m)
+	return nil
+}
+
+// Model is the model the next Send uses.
+func (s *Session) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.agent.Model
+}
+
+// Send adds prompt to the conversation and runs the loop until the model
+// is done, yielding its events. The last event is loop_complete; if the
+// run failed, a final pair carries its error. Stopping the iteration
+// cancels the run (tools stop) and leaves a valid history. One Send runs
+// at a time: a second waits for the first to end.
+func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event, error] {
+	return func(yield func(event.Event, error) bool) {
+		s.running.Lock()
+		defer s.running.Unlock()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			yield(nil, errors.New("nova: the session is closed"))
+			return
+		}
+		s.cancel, s.runCtx = cancel, ctx
+		s.result = Result{SessionID: s.id}
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.cancel, s.runCtx = nil, nil
+			s.mu.Unlock()
+		}()
+		col := &collector{res: &s.result}
+		emit := func(e event.Event) bool {
+			col.add(e)
+			return yield(e, nil)
+		}
+		if hs := s.opts.Hooks.UserPromptSubmit; len(hs) > 0 {
+			in := s.hookBase()
+			in.Prompt = prompt
+			out := s.hooks.run(ctx, HookUserPromptSubmit, hs, in)
+			if out.Block {
+				err := fmt.Errorf("a UserPromptSubmit hook refused the prompt: %s", cmpOr(out.Reason, "no reason given"))
+				emit(event.LoopComplete{Reason: event.ReasonError, Error: err.Error()})
+				yield(nil, err)
+				return
+			}
+			s.hooks.addContext(out.AdditionalContext)
+		}
+		if err := s.addPrompt(ctx, prompt); err != nil {
+			emit(event.LoopComplete{Reason: event.ReasonError, Error: err.Error()})
+			yield(nil, err)
+			return
+		}
+		stopActive, lastStop := false, ""
+		for {
+			var done *event.LoopComplete
+			for e := range s.agent.Run(ctx, s.conv) {
+				for _, w := range s.hooks.takeWarnings() {
+					if !emit(event.Warning{Turn: s.conv.Turns, Message: w}) {
+						return
+					}
+				}
+				if lc, ok := e.(event.LoopComplete); ok {
+					done = &lc // always the last event
+					continue
+				}
+				if !s.answer(ctx, e) {
+					continue // answered here; the consumer never sees it
+				}
+				if !emit(e) {
+					return
+				}
+				if r, ok := e.(event.ToolResult); ok {
+					s.postToolUse(ctx, r)
+				}
+			}
+			if done == nil {
+				return // cancelled before the end: the loop yields nothing more
+			}
+			// Stop hooks: the model finished; a hook may have it go on.
+			if hs := s.opts.Hooks.Stop; len(hs) > 0 && done.Reason == event.ReasonDone {
+				in := s.hookBase()
+				in.StopHookActive = stopActive
+				out := s.hooks.run(ctx, HookStop, hs, in)
+				if out.Block && !(stopActive && out.Reason == lastStop) {
+					stopActive, lastStop = true, out.Reason
+					s.conv.AddUser(cmpOr(out.Reason, "Continue."))
+					continue
+				}
+			}
+			for _, w := range s.hooks.takeWarnings() {
+				if !emit(event.Warning{Turn: s.conv.Turns, Message: w}) {
+					return
+				}
+			}
+			if !emit(*done) {
+				return
+			}
+			if done.Reason == event.ReasonError {
+				yield(nil, errors.New(done.Error))
+			}
+			return
+		}
+	}
+}
+
+// answer answers a permission request with Options.CanUseTool, and
+// questions when nobody can; it reports whether the consumer should see e.
+func (s *Session) answer(ctx context.Context, e event.Event) bool {
+	switch e := e.(type) {
+	case *event.PermissionRequest:
+		if s.opts.Interactive || s.opts.CanUseTool == nil {
+			return true
+		}
+		d := s.opts.CanUseTool(ctx, PermissionRequest{ID: e.ID, Tool: e.Name, Input: e.Input, Reason: e.Reason, Suggest: e.Suggest})
+		if d.Behavior != event.Allow {
+			d.Behavior = event.Deny
+		}
+		e.Respond(d)
+		return false
+	case *event.Question:
+		if s.opts.Interactive {
+			return true
+		}
+		e.Respond(event.Answer{Text: "(Nobody can answer questions in this session. Continue with your best judgement and say what you assumed.)"})
+		return false
+	}
+	return true
+}
+
+func (s *Session) postToolUse(ctx context.Context, r event.ToolResult) {
+	fns := s.hooks.forTool(s.opts.Hooks.PostToolUse, r.Name)
+	if len(fns) == 0 {
+		return
+	}
+	in := s.hookBase()
+	in.ToolName, in.ToolUseID = r.Name, r.ID
+	in.ToolInput = s.toolInput(r.ID)
+	in.ToolResponse = &ToolResponse{Content: r.Content, IsError: r.IsError}
+	out := s.hooks.run(ctx, HookPostToolUse, fns, in)
+	if out.Block {
+		s.hooks.addContext(fmt.Sprintf("A PostToolUse hook reported on the %s call %s: %s", r.Name, r.ID, cmpOr(out.Reason, "(no reason given)")))
+	}
+	s.hooks.addContext(out.AdditionalContext)
+}
+
+// toolInput finds a call's input in the conversation.
+func (s *Session) toolInput(id string) []byte {
+	for i := len(s.conv.Messages) - 1; i >= 0; i-- {
+		for _, b := range s.conv.Messages[i].Content {
+			if b.Type == llm.BlockToolUse && b.ToolUseID == id {
+				return b.Input
+			}
+		}
+	}
+	return nil
+}
+
+// addPrompt starts the conversation with prompt (after the environment and
+// memory files) or adds it to the one going on.
+func (s *Session) addPrompt(ctx context.Context, prompt string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conv != nil {
+		s.conv.AddUser(prompt)
+		return nil
+	}
+	if s.store != nil {
+		conv, err := s.store.conversation(ctx, s.data, s.dir, s.system, prompt, !s.opts.NoContext)
+		if err != nil {
+			return err
+		}
+		s.conv = conv
+		return nil
+	}
+	conv, err := newConversation(ctx, s.id, s.data, s.dir, s.system, prompt, !s.opts.NoContext)
+	if err != nil {
+		return err
+	}
+	s.conv = conv
+	return nil
+}
+
+// Interrupt cancels the Send running, if any: tools stop, and the run
+// ends with loop_complete reason "cancelled".
+func (s *Session) Interrupt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// Result is the outcome of the last Send.
+func (s *Session) Result() Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.result
+	r.ToolCalls = slices.Clone(r.ToolCalls)
+	return r
+}
+
+// Compact summarises the conversation now (the TUI's /compact), focusing
+// on focus if given.
+func (s *Session) Compact(ctx context.Context, focus string) (event.Compact, error) {
+	s.running.Lock()
+	defer s.running.Unlock()
+	if s.conv == nil {
+		return event.Compact{}, ErrNothingToCompact
+	}
+	return s.agent.Compact(ctx, s.conv, focus)
+}
+
+// ErrNothingToCompact is Compact's error before the first prompt.
+var ErrNothingToCompact = errors.New("nothing to compact yet")
+
+// Resumable reports whether the session holds a conversation to come back
+// to (nova --resume ID).
+func (s *Session) Resumable() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.store != nil && s.conv != nil && len(s.conv.Messages) > 0
+}
+
+// Close ends the session: SessionEnd hooks, then the transcript, sandbox
+// and background lookups are released. A Send still running is cancelled
+// first.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.mu.Unlock()
+	s.running.Lock()
+	defer s.running.Unlock()
+	if hs := s.opts.Hooks.SessionEnd; len(hs) > 0 {
+		in := s.hookBase()
+		in.Reason = "other"
+		s.hooks.run(context.Background(), HookSessionEnd, hs, in)
+	}
+	s.release()
+	return nil
+}
+
+func (s *Session) release() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+	if s.spill != "" {
+		_ = os.RemoveAll(s.spill)
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// layersOf turns SettingSources into settings layers; nil is all.
+func layersOf(srcs []SettingSource) []config.Layer {
+	if srcs == nil {
+		return []config.Layer{config.LayerUser, config.LayerProject, config.LayerLocal}
+	}
+	out := []config.Layer{}
+	for _, s := range srcs {
+		out = append(out, config.Layer(s))
+	}
+	return out
+}
+
+func trustAsker(f func(context.Context, TrustQuestion) (bool, error)) func(context.Context, *config.Workspace) (bool, error) {
+	if f == nil {
+		return nil
+	}
+	return func(ctx context.Context, ws *config.Workspace) (bool, error) {
+		q := TrustQuestion{Dir: ws.Key, Changed: ws.Changed()}
+		for _, x := range ws.Widening {
+			q.Settings = append(q.Settings, TrustSetting{File: relFile(ws, x.File), Setting: x.Setting, Value: x.Value, Says: x.Says})
+		}
+		return f(ctx, q)
+	}
+}
+
+// InitProcess prepares the process for running commands under the OS
+// sandbox: call it first in main, before anything opens a file, so that
+// nothing the process inherited reaches the commands it starts.
+func InitProcess() { sandbox.InitProcess() }
