@@ -19,9 +19,9 @@ type Result struct {
 	// ReasonCancelled or ReasonError (Err then says what failed).
 	Reason string
 	Err    string
-	// Turns counts the session's model calls so far.
+	// Turns counts this Send's model calls.
 	Turns int
-	// Usage and CostUSD are the session's totals so far.
+	// Usage and CostUSD are the totals loop_complete reports.
 	Usage    event.TokenCounts
 	CostUSD  float64
 	Duration int64 // milliseconds of this Send

@@ -408,8 +408,14 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 			s.mu.Unlock()
 		}()
 		col := &collector{res: &s.result}
+		carried := 0 // model calls of runs a Stop hook continued
 		emit := func(e event.Event) bool {
+			s.mu.Lock()
 			col.add(e)
+			if _, ok := e.(event.LoopComplete); ok {
+				s.result.Turns += carried
+			}
+			s.mu.Unlock()
 			return yield(e, nil)
 		}
 		if hs := s.opts.Hooks.UserPromptSubmit; len(hs) > 0 {
@@ -462,6 +468,7 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 				out := s.hooks.run(ctx, HookStop, hs, in)
 				if out.Block && !(stopActive && out.Reason == lastStop) {
 					stopActive, lastStop = true, out.Reason
+					carried += done.Turns
 					s.conv.AddUser(cmpOr(out.Reason, "Continue."))
 					continue
 				}
