@@ -16,7 +16,7 @@ import (
 
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/llm"
-	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/permission/verdict"
 	"github.com/novacode/nova/tool"
 )
 
@@ -57,7 +57,7 @@ func (c *Conversation) AddUser(text string) {
 
 // PermissionChecker decides whether a call may run without asking.
 type PermissionChecker interface {
-	Check(permission.Call) permission.Decision
+	Check(verdict.Call) verdict.Decision
 }
 
 // Agent holds what stays the same across runs. The zero value is not usable:
@@ -75,7 +75,7 @@ type Agent struct {
 	// decision that asked (its Suggest lists the rules to remember). An
 	// error (the rules could not be kept for next time) becomes a warning
 	// event; the call runs all the same.
-	AllowAlways func(call ToolCall, d permission.Decision) error
+	AllowAlways func(call ToolCall, d verdict.Decision) error
 	// NonInteractive turns every "ask" into a denial at once (print mode:
 	// nobody is there to answer), and every question into a result saying
 	// nobody can answer.
