@@ -60,6 +60,35 @@ type PermissionChecker interface {
 	Check(verdict.Call) verdict.Decision
 }
 
+// AllowAll is a PermissionChecker that allows every call, the provider's
+// web search included, without asking anyone. It is for tests and for
+// fully trusted sandboxes (a throwaway container the model may wreck):
+// anywhere else it lets the model run any command and change any file.
+var AllowAll PermissionChecker = allowAll{}
+
+type allowAll struct{}
+
+func (allowAll) Check(verdict.Call) verdict.Decision {
+	return verdict.Decision{Behavior: verdict.Allow, Reason: "every call is allowed (agent.AllowAll)"}
+}
+
+// noChecker is why a call is asked when Agent.Permissions is nil.
+const noChecker = "no permission checker is set, so every call that may change something needs a person's approval"
+
+// check decides a call: Permissions' answer or, with none set, the safe
+// default: read-only tools run and everything else is asked (denied when
+// the run is NonInteractive). Forgetting the checker must not run commands
+// unconfined.
+func (a *Agent) check(c verdict.Call) verdict.Decision {
+	if a.Permissions != nil {
+		return a.Permissions.Check(c)
+	}
+	if c.ReadOnly {
+		return verdict.Decision{Behavior: verdict.Allow, Reason: "a read-only tool (no permission checker is set)"}
+	}
+	return verdict.Decision{Behavior: verdict.Ask, Reason: noChecker, NeedsPerson: true}
+}
+
 // Agent holds what stays the same across runs. The zero value is not usable:
 // Client and Tools are required.
 type Agent struct {
@@ -69,7 +98,10 @@ type Agent struct {
 	// Env is handed to every tool call.
 	Env *tool.Env
 
-	// Permissions decides each call; nil allows everything.
+	// Permissions decides each call. nil is the safe default, not
+	// "anything goes": calls of ReadOnly tools run, every other call (and
+	// the provider's web search) is asked, so a NonInteractive run denies
+	// them. AllowAll allows everything, for tests and trusted sandboxes.
 	Permissions PermissionChecker
 	// AllowAlways is called when a person answers "always allow", with the
 	// decision that asked (its Suggest lists the rules to remember). An
@@ -99,7 +131,8 @@ type Agent struct {
 	// WebSearch offers the provider's own web search to the model
 	// (llm.Request.WebSearch). The provider runs the searches, so a
 	// conversation decides once, before its first request, whether to
-	// offer it: Permissions.Check of the WebSearch tool; allow offers it,
+	// offer it: Permissions.Check of the WebSearch tool (with Permissions
+	// nil: ask); allow offers it,
 	// deny does not, and ask puts one permission_request to the person
 	// when AskWebSearch is set (and the run is not NonInteractive), else
 	// leaves it off. Searches and citations come out as web_search and

@@ -56,10 +56,7 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 		}
 		return cs
 	}
-	dec := verdict.Decision{Behavior: verdict.Allow}
-	if a.Permissions != nil {
-		dec = a.Permissions.Check(verdict.Call{Tool: call.Name, Input: call.Input, ReadOnly: t.ReadOnly()})
-	}
+	dec := a.check(verdict.Call{Tool: call.Name, Input: call.Input, ReadOnly: t.ReadOnly()})
 	cs.decision = dec
 	switch dec.Behavior {
 	case verdict.Allow:

@@ -54,10 +54,7 @@ func (r *run) searchFor(ctx context.Context) *llm.WebSearch {
 func (r *run) decideSearch(ctx context.Context) searchState {
 	a := r.a
 	call := ToolCall{ID: webSearchAsk, Name: WebSearchTool, Input: json.RawMessage("{}")}
-	dec := verdict.Decision{Behavior: verdict.Allow}
-	if a.Permissions != nil {
-		dec = a.Permissions.Check(verdict.Call{Tool: WebSearchTool, Input: call.Input})
-	}
+	dec := a.check(verdict.Call{Tool: WebSearchTool, Input: call.Input})
 	switch {
 	case dec.Behavior == verdict.Allow:
 		return searchOn
