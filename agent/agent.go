@@ -176,16 +176,20 @@ type Agent struct {
 	Now func() time.Time
 }
 
-// Recorder is a durable record of a run. Its methods are called from the
-// loop's goroutine, except that Snapshot (via Agent.Snapshot) may be
-// recorded from a tool's goroutine: implementations must be safe for that.
+// Recorder is a durable record of a run; *session.Transcript is one. Its
+// methods take llm values and plain fields only, so that a store need not
+// import agent or event. They are called from the loop's goroutine, except
+// that Snapshot (via Agent.Snapshot) may be recorded from a tool's
+// goroutine: implementations must be safe for that.
 type Recorder interface {
 	// Message records m, appended to the history during turn.
 	Message(turn int, m llm.Message) error
 	// Usage records the running totals after a model call.
 	Usage(turn int, total llm.Usage, costUSD float64) error
-	// Boundary records a compaction: the history is now msgs.
-	Boundary(turn int, c event.Compact, msgs []llm.Message) error
+	// Boundary records a compaction: the history is now msgs. id, reason
+	// and the token estimates before and after are those of the compact
+	// event the loop yields next (event.Compact).
+	Boundary(turn int, id, reason string, tokensBefore, tokensAfter int64, msgs []llm.Message) error
 	// TurnEnd makes everything recorded so far durable.
 	TurnEnd(turn int) error
 	// End records that the loop ended, and why.

@@ -206,17 +206,18 @@ func (r *tuiRunner) session(ctx context.Context, name, args string) (string, *tu
 		if err != nil {
 			return "", nil, err
 		}
-		_ = s.rec.t.Close()
+		_ = s.rec.Close()
 		s.id, s.state, s.resumed = args, st, true
-		s.rec.t = t
+		s.rec = t
 		s.snaps = session.NewSnapshots(r.in.sessionsDir, args)
 		s.snaps.Seen(st.Snapshots)
+		r.in.agent.Recorder, r.in.agent.Snapshot = t, t.Snapshotter(s.snaps)
 		r.conv = stateConversation(args, r.in.system, st)
 		return fmt.Sprintf("Resumed session %s (%d turns). Its earlier messages are in the model's context.", args, st.Turns),
 			pastOf(st, r.in.agent.Model, r.in.window), nil
 	case name == "rewind":
-		st, err := session.Load(s.rec.t.Path())
-		if errors.Is(err, fs.ErrNotExist) && !s.rec.t.Exists() {
+		st, err := session.Load(s.rec.Path())
+		if errors.Is(err, fs.ErrNotExist) && !s.rec.Exists() {
 			return "Nothing to rewind yet: no prompt has been sent.", nil, nil
 		}
 		if err != nil {
@@ -244,10 +245,10 @@ func (r *tuiRunner) session(ctx context.Context, name, args string) (string, *tu
 		if err := s.snaps.Apply(plan); err != nil {
 			return "", nil, fmt.Errorf("restore files: %w", err)
 		}
-		if err := s.rec.append(session.Record{Type: session.TypeRewind, Turn: p.Turn}); err != nil {
+		if err := s.rec.Append(session.Record{Type: session.TypeRewind, Turn: p.Turn}); err != nil {
 			return "", nil, err
 		}
-		if st, err = session.Load(s.rec.t.Path()); err != nil {
+		if st, err = session.Load(s.rec.Path()); err != nil {
 			return "", nil, err
 		}
 		r.conv = stateConversation(s.id, r.in.system, st)

@@ -311,7 +311,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 			return contextinfo.Preamble(ctx, data, dir, time.Now())
 		},
 	}
-	a.Snapshot = sess.snapshotter()
+	a.Snapshot = sess.rec.Snapshotter(sess.snaps)
 	if settings.MaxOutputTokens != nil {
 		a.MaxTokens = *settings.MaxOutputTokens
 	}
