@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -318,7 +317,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if settings.CompactThreshold != nil {
 		a.CompactThreshold = *settings.CompactThreshold
 	}
-	system := systemPrompt(dir, ep.Model)
+	system := contextinfo.SystemPrompt(dir, ep.Model, time.Now())
 	if !opts.Print {
 		return runInteractive(ctx, opts, interactive{
 			agent: a, checker: checker, model: ep.Model, firstPrompt: prompt,
@@ -509,15 +508,4 @@ func dataDir() (string, error) {
 		return "", fmt.Errorf("find the home directory (set NOVA_HOME to choose a data directory): %w", err)
 	}
 	return filepath.Join(home, ".novacode"), nil
-}
-
-func systemPrompt(dir, model string) string {
-	return fmt.Sprintf(`You are NovaCode, a coding agent working in the user's terminal. You solve software tasks by reading and editing files and running commands with the tools you have. Be concise. Prefer Edit over Write for existing files; read a file before editing it. Run the project's tests when you change code.
-
-<env>
-Working directory: %s
-Platform: %s/%s
-Date: %s
-Model: %s
-</env>`, dir, runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"), model)
 }
