@@ -214,7 +214,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	a.Hooks.PreSend = append(a.Hooks.PreSend, s.hooks.preSend)
 	if s.store != nil {
 		a.Recorder = s.store.rec
-		a.Snapshot = s.store.snapshotter()
+		a.Snapshot = s.store.rec.Snapshotter(s.store.snaps)
 	} else {
 		a.SpillDir = s.spill
 	}
@@ -233,7 +233,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 		a.CompactThreshold = opts.CompactThreshold
 	}
 	s.agent = a
-	s.system = cmpOr(opts.SystemPrompt, systemPrompt(s.dir, s.ep.Model))
+	s.system = cmpOr(opts.SystemPrompt, contextinfo.SystemPrompt(s.dir, s.ep.Model, time.Now()))
 	if opts.AppendSystemPrompt != "" {
 		s.system += "\n\n" + opts.AppendSystemPrompt
 	}
@@ -325,7 +325,7 @@ func (s *Session) knownWindow(info llm.ModelInfo) int {
 func (s *Session) hookBase() HookInput {
 	in := HookInput{SessionID: s.id, Cwd: s.dir, PermissionMode: string(s.checker.Mode())}
 	if s.store != nil {
-		in.TranscriptPath = s.store.rec.t.Path()
+		in.TranscriptPath = s.store.rec.Path()
 	}
 	return in
 }

@@ -2,70 +2,34 @@ package nova
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/novacode/nova/agent"
-	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/internal/contextinfo"
 	"github.com/novacode/nova/internal/gitexclude"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/session"
 )
 
-// recorder adapts a session transcript to agent.Recorder. The mutex makes
-// it safe for the snapshot records that tool goroutines add.
-type recorder struct {
-	mu sync.Mutex
-	t  *session.Transcript
-}
-
-func (r *recorder) append(rec session.Record) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.t.Append(rec)
-}
-
-func (r *recorder) Message(turn int, m llm.Message) error {
-	return r.append(session.Record{Type: "message", Turn: turn, Message: &m})
-}
-
-func (r *recorder) Usage(turn int, total llm.Usage, cost float64) error {
-	return r.append(session.Record{Type: "usage", Turn: turn, Usage: &total, CostUSD: cost})
-}
-
-func (r *recorder) Boundary(turn int, c event.Compact, msgs []llm.Message) error {
-	return r.append(session.Record{Type: "boundary", Turn: turn, BoundaryID: c.BoundaryID, Reason: c.Reason,
-		TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter, Messages: msgs})
-}
-
-func (r *recorder) TurnEnd(int) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.t.Sync()
-}
-
-func (r *recorder) End(turn int, reason string) error {
-	return r.append(session.Record{Type: "end", Turn: turn, Reason: reason})
-}
-
 // openedSession is the session a run works in.
 type openedSession struct {
 	id       string
-	dir      string // the project's session directory
-	rec      *recorder
+	dir      string              // the project's session directory
+	rec      *session.Transcript // the loop's Recorder
 	snaps    *session.Snapshots
 	state    *session.State // nil for a new session
 	resumed  bool
 	closeFns []func() error
 }
 
+// close closes the transcript in use (a /resume may have switched it),
+// then what the new session leaves to clean.
 func (s *openedSession) close() {
+	_ = s.rec.Close()
 	for _, f := range s.closeFns {
 		_ = f()
 	}
@@ -93,7 +57,7 @@ func openSession(data, workspace string, cont bool, resume string, ep endpoint, 
 			return nil, fmt.Errorf("resume session %s: %w (list them with: nova sessions)", id, err)
 		}
 		s.id, s.state, s.resumed = id, st, true
-		s.rec = &recorder{t: t}
+		s.rec = t
 		s.snaps = session.NewSnapshots(dir, id)
 		s.snaps.Seen(st.Snapshots)
 	} else {
@@ -113,10 +77,10 @@ func openSession(data, workspace string, cont bool, resume string, ep endpoint, 
 		if err != nil {
 			return nil, fmt.Errorf("start a session transcript: %w", err)
 		}
-		s.rec = &recorder{t: t}
+		s.rec = t
 		s.snaps = session.NewSnapshots(dir, s.id)
 		side := s.files()
-		s.closeFns = append(s.closeFns, t.Close, func() error {
+		s.closeFns = append(s.closeFns, func() error {
 			if t.Exists() {
 				return nil
 			}
@@ -126,7 +90,6 @@ func openSession(data, workspace string, cont bool, resume string, ep endpoint, 
 		})
 		return s, nil
 	}
-	s.closeFns = append(s.closeFns, s.rec.t.Close)
 	return s, nil
 }
 
@@ -162,31 +125,6 @@ func newConversation(ctx context.Context, id, data, workspace, system, prompt st
 	blocks = append(blocks, llm.Block{Type: llm.BlockText, Text: prompt})
 	conv.Messages = []llm.Message{{Role: llm.RoleUser, Content: blocks}}
 	return conv, nil
-}
-
-// snapshotter records the prior content of files a tool is about to change.
-// What it could not keep is returned, for the loop's warning event; the
-// other paths are kept all the same.
-func (s *openedSession) snapshotter() func(turn int, paths []string) error {
-	return func(turn int, paths []string) error {
-		var errs []error
-		for _, p := range paths {
-			if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
-				continue // directories, links, devices: only file contents are kept
-			}
-			rec, ok, err := s.snaps.Save(turn, p)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("snapshot %s (a rewind cannot restore it): %w", p, err))
-				continue
-			}
-			if ok {
-				if err := s.rec.append(rec); err != nil {
-					errs = append(errs, fmt.Errorf("record snapshot of %s: %w", p, err))
-				}
-			}
-		}
-		return errors.Join(errs...)
-	}
 }
 
 // stateConversation is the conversation a loaded session continues.

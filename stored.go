@@ -200,8 +200,8 @@ func (s *Session) Prompts() ([]Prompt, error) {
 	if s.store == nil {
 		return nil, errInMemory
 	}
-	st, err := session.Load(s.store.rec.t.Path())
-	if errors.Is(err, fs.ErrNotExist) && !s.store.rec.t.Exists() {
+	st, err := session.Load(s.store.rec.Path())
+	if errors.Is(err, fs.ErrNotExist) && !s.store.rec.Exists() {
 		return nil, nil // no prompt sent yet
 	}
 	if err != nil {
@@ -220,8 +220,8 @@ func (s *Session) Rewind(n int) (RewindReport, *History, error) {
 	if s.store == nil {
 		return rep, nil, errInMemory
 	}
-	st, err := session.Load(s.store.rec.t.Path())
-	if errors.Is(err, fs.ErrNotExist) && !s.store.rec.t.Exists() {
+	st, err := session.Load(s.store.rec.Path())
+	if errors.Is(err, fs.ErrNotExist) && !s.store.rec.Exists() {
 		return rep, nil, errors.New("nothing to rewind yet: no prompt has been sent")
 	}
 	if err != nil {
@@ -235,11 +235,11 @@ func (s *Session) Rewind(n int) (RewindReport, *History, error) {
 	if rep.Files, err = restore(s.store.dir, s.id, st, p); err != nil {
 		return rep, nil, err
 	}
-	if err := s.store.rec.append(session.Record{Type: session.TypeRewind, Turn: p.turn}); err != nil {
+	if err := s.store.rec.Append(session.Record{Type: session.TypeRewind, Turn: p.turn}); err != nil {
 		return rep, nil, err
 	}
 	rep.Conversation = true
-	if st, err = session.Load(s.store.rec.t.Path()); err != nil {
+	if st, err = session.Load(s.store.rec.Path()); err != nil {
 		return rep, nil, err
 	}
 	s.mu.Lock()
@@ -264,11 +264,14 @@ func (s *Session) Resume(id string) (*History, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st0 := s.store
-	_ = st0.rec.t.Close()
+	_ = st0.rec.Close()
 	st0.id, st0.state, st0.resumed = id, st, true
-	st0.rec.t = t
+	st0.rec = t
 	st0.snaps = session.NewSnapshots(st0.dir, id)
 	st0.snaps.Seen(st.Snapshots)
+	// The loop records into, and snapshots for, the session switched to.
+	s.agent.Recorder = t
+	s.agent.Snapshot = t.Snapshotter(st0.snaps)
 	s.id = id
 	s.conv = stateConversation(id, s.system, st)
 	return historyOf(st, s.agent.Model, s.windowNow()), nil

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"time"
 )
 
 // workspace is dir made absolute, or the current directory; it must be a
@@ -49,14 +47,3 @@ func dataDirOf(d string) (string, error) {
 
 // endpointID names the endpoint in the context-window cache.
 func endpointID(ep endpoint) string { return ep.Provider + " " + ep.BaseURL }
-
-func systemPrompt(dir, model string) string {
-	return fmt.Sprintf(`You are NovaCode, a coding agent working in the user's terminal. You solve software tasks by reading and editing files and running commands with the tools you have. Be concise. Prefer Edit over Write for existing files; read a file before editing it. Run the project's tests when you change code.
-
-<env>
-Working directory: %s
-Platform: %s/%s
-Date: %s
-Model: %s
-</env>`, dir, runtime.GOOS, runtime.GOARCH, time.Now().Format("2006-01-02"), model)
-}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/llm"
-	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/permission/verdict"
 	"github.com/novacode/nova/tool"
 )
 
@@ -57,7 +57,36 @@ func (c *Conversation) AddUser(text string) {
 
 // PermissionChecker decides whether a call may run without asking.
 type PermissionChecker interface {
-	Check(permission.Call) permission.Decision
+	Check(verdict.Call) verdict.Decision
+}
+
+// AllowAll is a PermissionChecker that allows every call, the provider's
+// web search included, without asking anyone. It is for tests and for
+// fully trusted sandboxes (a throwaway container the model may wreck):
+// anywhere else it lets the model run any command and change any file.
+var AllowAll PermissionChecker = allowAll{}
+
+type allowAll struct{}
+
+func (allowAll) Check(verdict.Call) verdict.Decision {
+	return verdict.Decision{Behavior: verdict.Allow, Reason: "every call is allowed (agent.AllowAll)"}
+}
+
+// noChecker is why a call is asked when Agent.Permissions is nil.
+const noChecker = "no permission checker is set, so every call that may change something needs a person's approval"
+
+// check decides a call: Permissions' answer or, with none set, the safe
+// default: read-only tools run and everything else is asked (denied when
+// the run is NonInteractive). Forgetting the checker must not run commands
+// unconfined.
+func (a *Agent) check(c verdict.Call) verdict.Decision {
+	if a.Permissions != nil {
+		return a.Permissions.Check(c)
+	}
+	if c.ReadOnly {
+		return verdict.Decision{Behavior: verdict.Allow, Reason: "a read-only tool (no permission checker is set)"}
+	}
+	return verdict.Decision{Behavior: verdict.Ask, Reason: noChecker, NeedsPerson: true}
 }
 
 // Agent holds what stays the same across runs. The zero value is not usable:
@@ -69,13 +98,16 @@ type Agent struct {
 	// Env is handed to every tool call.
 	Env *tool.Env
 
-	// Permissions decides each call; nil allows everything.
+	// Permissions decides each call. nil is the safe default, not
+	// "anything goes": calls of ReadOnly tools run, every other call (and
+	// the provider's web search) is asked, so a NonInteractive run denies
+	// them. AllowAll allows everything, for tests and trusted sandboxes.
 	Permissions PermissionChecker
 	// AllowAlways is called when a person answers "always allow", with the
 	// decision that asked (its Suggest lists the rules to remember). An
 	// error (the rules could not be kept for next time) becomes a warning
 	// event; the call runs all the same.
-	AllowAlways func(call ToolCall, d permission.Decision) error
+	AllowAlways func(call ToolCall, d verdict.Decision) error
 	// NonInteractive turns every "ask" into a denial at once (print mode:
 	// nobody is there to answer), and every question into a result saying
 	// nobody can answer.
@@ -99,7 +131,8 @@ type Agent struct {
 	// WebSearch offers the provider's own web search to the model
 	// (llm.Request.WebSearch). The provider runs the searches, so a
 	// conversation decides once, before its first request, whether to
-	// offer it: Permissions.Check of the WebSearch tool; allow offers it,
+	// offer it: Permissions.Check of the WebSearch tool (with Permissions
+	// nil: ask); allow offers it,
 	// deny does not, and ask puts one permission_request to the person
 	// when AskWebSearch is set (and the run is not NonInteractive), else
 	// leaves it off. Searches and citations come out as web_search and
@@ -143,16 +176,20 @@ type Agent struct {
 	Now func() time.Time
 }
 
-// Recorder is a durable record of a run. Its methods are called from the
-// loop's goroutine, except that Snapshot (via Agent.Snapshot) may be
-// recorded from a tool's goroutine: implementations must be safe for that.
+// Recorder is a durable record of a run; *session.Transcript is one. Its
+// methods take llm values and plain fields only, so that a store need not
+// import agent or event. They are called from the loop's goroutine, except
+// that Snapshot (via Agent.Snapshot) may be recorded from a tool's
+// goroutine: implementations must be safe for that.
 type Recorder interface {
 	// Message records m, appended to the history during turn.
 	Message(turn int, m llm.Message) error
 	// Usage records the running totals after a model call.
 	Usage(turn int, total llm.Usage, costUSD float64) error
-	// Boundary records a compaction: the history is now msgs.
-	Boundary(turn int, c event.Compact, msgs []llm.Message) error
+	// Boundary records a compaction: the history is now msgs. id, reason
+	// and the token estimates before and after are those of the compact
+	// event the loop yields next (event.Compact).
+	Boundary(turn int, id, reason string, tokensBefore, tokensAfter int64, msgs []llm.Message) error
 	// TurnEnd makes everything recorded so far durable.
 	TurnEnd(turn int) error
 	// End records that the loop ended, and why.

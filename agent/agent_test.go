@@ -105,10 +105,13 @@ func testTools(p *probe) *tool.Registry {
 	)
 }
 
+// newAgent is an agent whose every call is allowed (the loop's mechanics
+// are under test here, not its permissions).
 func newAgent(c llm.Client, p *probe) *agent.Agent {
 	return &agent.Agent{
 		Client: c, Model: "claude-sonnet-4-5", Tools: testTools(p),
-		Env: &tool.Env{Dir: os.TempDir(), Files: tool.NewFileState()},
+		Env:         &tool.Env{Dir: os.TempDir(), Files: tool.NewFileState()},
+		Permissions: agent.AllowAll,
 	}
 }
 

@@ -53,7 +53,7 @@ func BenchmarkTurn(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c := &turnsClient{turns: turns}
-		a := &agent.Agent{Client: c, Model: "claude-sonnet-4-5", Tools: reg, Env: &tool.Env{}}
+		a := &agent.Agent{Client: c, Model: "claude-sonnet-4-5", Tools: reg, Env: &tool.Env{}, Permissions: agent.AllowAll}
 		for range a.Run(context.Background(), agent.NewConversation("b", "", "go")) {
 		}
 	}
@@ -94,7 +94,7 @@ func BenchmarkToolStartLatency(b *testing.B) {
 	var total time.Duration
 	for b.Loop() {
 		c.turns, c.n = 2, 0
-		a := &agent.Agent{Client: c, Model: "m", Tools: reg, Env: &tool.Env{}}
+		a := &agent.Agent{Client: c, Model: "m", Tools: reg, Env: &tool.Env{}, Permissions: agent.AllowAll}
 		for range a.Run(context.Background(), agent.NewConversation("b", "", "go")) {
 		}
 		total += started.Sub(c.completed)
@@ -129,7 +129,7 @@ func BenchmarkTurnLongHistory(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c := &turnsClient{turns: turns}
-		a := &agent.Agent{Client: c, Model: "claude-sonnet-4-5", Tools: reg, Env: &tool.Env{}, CompactThreshold: -1}
+		a := &agent.Agent{Client: c, Model: "claude-sonnet-4-5", Tools: reg, Env: &tool.Env{}, Permissions: agent.AllowAll, CompactThreshold: -1}
 		conv := &agent.Conversation{ID: "b", Messages: slices.Clip(history), Persisted: len(history), Turns: 1000}
 		conv.AddUser("go on")
 		for range a.Run(context.Background(), conv) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/llm"
-	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/permission/verdict"
 	"github.com/novacode/nova/tool"
 )
 
@@ -22,7 +22,7 @@ type callState struct {
 	decided  *tool.Result // set when no tool runs (denied, unknown, invalid)
 	denied   bool
 	denial   denial // why, when denied
-	decision permission.Decision
+	decision verdict.Decision
 	question bool // an Interactive tool: a person answers it
 }
 
@@ -56,16 +56,13 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 		}
 		return cs
 	}
-	dec := permission.Decision{Behavior: permission.Allow}
-	if a.Permissions != nil {
-		dec = a.Permissions.Check(permission.Call{Tool: call.Name, Input: call.Input, ReadOnly: t.ReadOnly()})
-	}
+	dec := a.check(verdict.Call{Tool: call.Name, Input: call.Input, ReadOnly: t.ReadOnly()})
 	cs.decision = dec
 	switch dec.Behavior {
-	case permission.Allow:
+	case verdict.Allow:
 		cs.task = exec.reserve(call, effectsOf(t, a.Env, call.Input))
 		exec.start(cs.task, t, dec.Paths)
-	case permission.Deny:
+	case verdict.Deny:
 		res := tool.Errorf("Permission to use %s was denied: %s Do not retry this call; choose another approach or ask the user.", call.Name, endSentence(dec.Reason))
 		cs.decided, cs.denied, cs.denial = &res, true, denial{reason: dec.Reason}
 	default:

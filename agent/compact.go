@@ -168,7 +168,7 @@ func (r *run) compact(ctx context.Context, reason, focus string) error {
 	}
 	r.record()
 	if a.Recorder != nil {
-		if err := a.Recorder.Boundary(r.turn, c, newMsgs); err != nil {
+		if err := a.Recorder.Boundary(r.turn, c.BoundaryID, c.Reason, c.TokensBefore, c.TokensAfter, newMsgs); err != nil {
 			return fmt.Errorf("compact the conversation: record the boundary: %w", err)
 		}
 	}

@@ -21,6 +21,7 @@ type memRecorder struct {
 	messages   []llm.Message
 	turns      []int
 	boundaries [][]llm.Message
+	compacts   []event.Compact // what each Boundary was told
 	syncs, end int
 	seen       *int
 	seenAt     []int
@@ -35,8 +36,9 @@ func (m *memRecorder) Message(turn int, msg llm.Message) error {
 	return nil
 }
 func (m *memRecorder) Usage(int, llm.Usage, float64) error { return nil }
-func (m *memRecorder) Boundary(turn int, c event.Compact, msgs []llm.Message) error {
+func (m *memRecorder) Boundary(turn int, id, reason string, before, after int64, msgs []llm.Message) error {
 	m.boundaries = append(m.boundaries, msgs)
+	m.compacts = append(m.compacts, event.Compact{BoundaryID: id, Reason: reason, TokensBefore: before, TokensAfter: after})
 	return nil
 }
 func (m *memRecorder) TurnEnd(int) error     { m.syncs++; return nil }
@@ -131,6 +133,10 @@ func TestAutomaticCompaction(t *testing.T) {
 	}
 	if len(rec.boundaries) != 1 || last(evs).FinalText != "continued" {
 		t.Fatalf("boundaries %d, final %q", len(rec.boundaries), last(evs).FinalText)
+	}
+	// The boundary record and the compact event describe one compaction.
+	if d := cmp.Diff(compacts, rec.compacts); d != "" {
+		t.Errorf("Boundary arguments differ from the compact event (-event +recorded):\n%s", d)
 	}
 }
 

@@ -92,7 +92,7 @@ func spanCall(idx int, id string, ms int, fx string) step {
 
 func spanAgent(t *testing.T, fc *fakeClient, s *spans) *agent.Agent {
 	return &agent.Agent{Client: fc, Model: "claude-sonnet-4-5", Tools: spanTools(s),
-		Env: &tool.Env{Dir: t.TempDir(), Files: tool.NewFileState()}}
+		Env: &tool.Env{Dir: t.TempDir(), Files: tool.NewFileState()}, Permissions: agent.AllowAll}
 }
 
 // TestEffectsDecideWhatRunsTogether runs calls whose effects conflict or not

@@ -8,7 +8,7 @@ import (
 
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/llm"
-	"github.com/novacode/nova/permission"
+	"github.com/novacode/nova/permission/verdict"
 )
 
 // WebSearchTool is the name the permission chain knows the provider's web
@@ -54,14 +54,11 @@ func (r *run) searchFor(ctx context.Context) *llm.WebSearch {
 func (r *run) decideSearch(ctx context.Context) searchState {
 	a := r.a
 	call := ToolCall{ID: webSearchAsk, Name: WebSearchTool, Input: json.RawMessage("{}")}
-	dec := permission.Decision{Behavior: permission.Allow}
-	if a.Permissions != nil {
-		dec = a.Permissions.Check(permission.Call{Tool: WebSearchTool, Input: call.Input})
-	}
+	dec := a.check(verdict.Call{Tool: WebSearchTool, Input: call.Input})
 	switch {
-	case dec.Behavior == permission.Allow:
+	case dec.Behavior == verdict.Allow:
 		return searchOn
-	case dec.Behavior == permission.Deny || a.NonInteractive || !a.AskWebSearch:
+	case dec.Behavior == verdict.Deny || a.NonInteractive || !a.AskWebSearch:
 		return searchOff
 	}
 	reply := event.NewReply()

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"reflect"
 	"strings"
@@ -83,13 +84,26 @@ type Env struct {
 // PathGuard re-checks, after the open, the file a tool really got: the
 // permission check ran on the path the model named, and a symlink swapped in
 // between (or a path that resolves differently than it reads) must not let a
-// tool touch something the check never saw.
+// tool touch something the check never saw. The guard also resolves paths
+// for the file tools, so that what a tool opens is named the way the guard
+// judges it; permission/pathguard's Guard is the implementation (whose
+// RealPath and ResolvePath a guard of one's own can use as well).
 type PathGuard interface {
 	// Recheck returns an error if realPath (the path of the opened file, as
 	// the kernel reports it) may not be read (write false) or written.
 	// approved lists the resolved paths a person or rule approved for this
 	// very call (ApprovedPaths); they pass even outside the workspace.
 	Recheck(realPath string, write bool, approved []string) error
+	// RealPath returns the path of the open file f as the kernel names it
+	// (whatever symlinks led there), for Recheck; an error if it cannot
+	// tell, and the tool then refuses the file.
+	RealPath(f *os.File) (string, error)
+	// ResolvePath resolves every symbolic link in the absolute path p, a
+	// dangling one too, the way the guard's checks do, keeping a missing
+	// tail as written. File tools write to the file it names, opened
+	// without following a final symlink, rather than to whatever a link at
+	// p points to by then.
+	ResolvePath(p string) (string, error)
 }
 
 // Sandbox confines the processes Bash starts.

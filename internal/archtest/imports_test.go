@@ -32,6 +32,9 @@ var rules = []struct {
 	{"session", []string{module + "/agent", module + "/tool", module + "/event", module + "/internal", module + "/permission", module + "/llm/", "!thirdparty"}},
 	{"internal/contextinfo", []string{module + "/agent", module + "/internal/cli", module + "/tool", module + "/permission"}},
 	{"internal/config", []string{module + "/agent", module + "/internal/cli"}},
+	// The values a check speaks in: whoever calls a checker can name them
+	// without linking the chain.
+	{"permission/verdict", []string{module + "/", "!thirdparty"}},
 	{"permission", []string{module + "/agent", module + "/tool", module + "/llm", module + "/internal", module + "/event"}},
 	{"agent", []string{module + "/internal", module + "/cmd", module + "/llm/"}},
 	{"...", []string{module + "/cmd"}},

@@ -1,9 +1,9 @@
 // Package contextinfo builds what the agent knows about its surroundings
-// before the first event: an <env> block (working directory, platform, date,
-// git state), the memory files (AGENTS.md, NOVA.md, CLAUDE.md) of the user
-// and of the project, and the Preamble that joins both into one
-// <system-reminder> for the start of a conversation (and again after each
-// compaction).
+// before the first event: the SystemPrompt, an <env> block (working
+// directory, platform, date, git state), the memory files (AGENTS.md,
+// NOVA.md, CLAUDE.md) of the user and of the project, and the Preamble that
+// joins both into one <system-reminder> for the start of a conversation (and
+// again after each compaction).
 //
 // It also owns the other direction: an Extractor asks the model which durable
 // facts a session taught it and appends them to the project memory file.

@@ -207,7 +207,9 @@ func TestWebSearchSwitchProvider(t *testing.T) {
 				a := &agent.Agent{
 					Client: clientFor(from.provider, srvA.URL), Model: from.model,
 					Tools: tool.NewRegistry(builtin.All()...), Env: &tool.Env{Dir: t.TempDir(), Files: tool.NewFileState()},
-					WebSearch: &llm.WebSearch{},
+					// Without a checker the loop would ask about the web
+					// search, and with nobody to ask leave it off.
+					WebSearch: &llm.WebSearch{}, Permissions: agent.AllowAll,
 				}
 				conv := agent.NewConversation("s", "You are a test.", "What is new in Go?")
 				if lc := runAgent(t, a, conv); lc.Reason != event.ReasonDone || lc.FinalText != searchAnswer {

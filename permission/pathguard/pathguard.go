@@ -301,6 +301,14 @@ func (g *Guard) Recheck(realPath string, write bool, approved []string) error {
 	return nil
 }
 
+// RealPath is the package's RealPath, offered to the file tools through
+// tool.PathGuard: the path of an open file as the kernel names it.
+func (*Guard) RealPath(f *os.File) (string, error) { return RealPath(f) }
+
+// ResolvePath is the package's ResolvePath, offered to the file tools through
+// tool.PathGuard: symlinks resolved as Inspect and Recheck resolve them.
+func (*Guard) ResolvePath(p string) (string, error) { return ResolvePath(p) }
+
 // approved reports whether clean is covered by the approved paths.
 func (g *Guard) approved(clean string, write bool, approved []string) bool {
 	fold := runtime.GOOS == "darwin" || runtime.GOOS == "windows"

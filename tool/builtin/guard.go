@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/novacode/nova/permission/pathguard"
 	"github.com/novacode/nova/tool"
 )
 
@@ -19,11 +18,13 @@ import (
 // judged the path the model named; what a tool opens may differ by the time
 // it opens it (a symlink swapped in, a path that resolves differently than
 // it reads). So, when a guard is set, every file and directory a tool reads
-// or writes is opened first, the kernel is asked what was really opened
-// (pathguard.RealPath), and the guard re-checks that before a byte is read
-// or written. Writes go further: the path is resolved first and the
-// resolved file is opened without following a final symlink, so a dangling
-// link can never create a file outside.
+// or writes is opened first, the guard names what was really opened (its
+// RealPath: the kernel's answer) and re-checks that before a byte is read or
+// written. Writes go further: the guard resolves the path first (its
+// ResolvePath, the resolution its checks use) and the resolved file is
+// opened without following a final symlink, so a dangling link can never
+// create a file outside. The guard does all the path work, so the tools need
+// no path code of the permission layer's.
 //
 // With no guard the tools behave as they always did.
 
@@ -47,7 +48,7 @@ func recheck(ctx context.Context, env *tool.Env, f *os.File, write bool) error {
 	if env.Guard == nil {
 		return nil
 	}
-	real, err := pathguard.RealPath(f)
+	real, err := env.Guard.RealPath(f)
 	if err != nil {
 		return &refusal{fmt.Errorf("cannot tell which file was really opened, so it was refused for safety: %w", err)}
 	}
@@ -137,7 +138,7 @@ func checkDir(ctx context.Context, env *tool.Env, dir string) error {
 // redirect the creation, and what was opened is re-checked. A refused file
 // that this call created is removed again.
 func openWrite(ctx context.Context, env *tool.Env, path string, create bool) (f *os.File, created bool, err error) {
-	target, err := pathguard.ResolvePath(path)
+	target, err := env.Guard.ResolvePath(path)
 	if err != nil {
 		return nil, false, &refusal{fmt.Errorf("the path cannot be resolved safely, so it was refused for safety: %w", err)}
 	}

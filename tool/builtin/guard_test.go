@@ -255,10 +255,28 @@ func TestGuardFIFO(t *testing.T) {
 }
 
 // recordingGuard records what the tools ask and answers with its verdict.
+// It names files and resolves paths as pathguard does, unless told to fail.
 type recordingGuard struct {
 	mu      sync.Mutex
 	calls   []recheckCall
 	verdict error
+	// realPathErr and resolveErr, when set, are what RealPath and
+	// ResolvePath return.
+	realPathErr, resolveErr error
+}
+
+func (g *recordingGuard) RealPath(f *os.File) (string, error) {
+	if g.realPathErr != nil {
+		return "", g.realPathErr
+	}
+	return pathguard.RealPath(f)
+}
+
+func (g *recordingGuard) ResolvePath(p string) (string, error) {
+	if g.resolveErr != nil {
+		return "", g.resolveErr
+	}
+	return pathguard.ResolvePath(p)
 }
 
 type recheckCall struct {
@@ -320,6 +338,44 @@ func TestGuardCalls(t *testing.T) {
 	unchanged(t, real, "two\n", false)
 	unchanged(t, filepath.Join(env.Dir, "new.txt"), "", true)
 	unchanged(t, filepath.Join(env.Dir, "new2.txt"), "", true)
+}
+
+// TestGuardNamesWhatToolsOpen: the tools take the opened file's real path
+// and a write's resolved path from the guard (no path code of their own),
+// and refuse the file when the guard cannot tell.
+func TestGuardNamesWhatToolsOpen(t *testing.T) {
+	tests := []struct {
+		name                    string
+		realPathErr, resolveErr error
+		tl                      tool.Tool
+		input                   any
+		want                    []string
+	}{
+		{name: "read, no real path", realPathErr: errors.New("no /proc here"), tl: NewRead(), input: ReadInput{FilePath: "a.txt"},
+			want: []string{"Refused to read", "cannot tell which file was really opened", "no /proc here"}},
+		{name: "list, no real path", realPathErr: errors.New("no /proc here"), tl: NewLS(), input: LSInput{Path: "."},
+			want: []string{"Refused to list", "cannot tell which file was really opened"}},
+		{name: "write, no real path", realPathErr: errors.New("no /proc here"), tl: NewWrite(), input: WriteInput{FilePath: "a.txt", Content: "x"},
+			want: []string{"Refused to write", "cannot tell which file was really opened"}},
+		{name: "write, unresolvable", resolveErr: errors.New("a link loop"), tl: NewWrite(), input: WriteInput{FilePath: "a.txt", Content: "x"},
+			want: []string{"Refused to write", "cannot be resolved safely", "a link loop"}},
+		{name: "edit, unresolvable", resolveErr: errors.New("a link loop"), tl: NewEdit(), input: EditInput{FilePath: "a.txt", OldString: "one", NewString: "two"},
+			want: []string{"Refused to edit", "cannot be resolved safely"}},
+		{name: "create, unresolvable", resolveErr: errors.New("a link loop"), tl: NewWrite(), input: WriteInput{FilePath: "new.txt", Content: "x"},
+			want: []string{"Refused to write", "cannot be resolved safely"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newEnv(t)
+			writeFiles(t, env.Dir, map[string]string{"a.txt": "one\n"})
+			env.Guard = &recordingGuard{realPathErr: tt.realPathErr, resolveErr: tt.resolveErr}
+			// Edit and Write want the file read first: unguarded.
+			check(t, run(t, NewRead(), &tool.Env{Dir: env.Dir, Files: env.Files}, ReadInput{FilePath: "a.txt"}), env.Dir, false, "one")
+			check(t, run(t, tt.tl, env, tt.input), env.Dir, true, tt.want...)
+			unchanged(t, filepath.Join(env.Dir, "a.txt"), "one\n", false)
+			unchanged(t, filepath.Join(env.Dir, "new.txt"), "", true)
+		})
+	}
 }
 
 // TestGuardKeepsBehaviour runs the same session with and without a guard
