@@ -32,11 +32,16 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 	a := r.a
 	cs := &callState{call: call}
 	if a.Tools != nil {
+		// Listed or deferred: a deferred tool (behind ToolSearch) is
+		// callable by its exact name.
 		cs.tool, _ = a.Tools.Get(call.Name)
 	}
 	t := cs.tool
 	if t == nil {
-		res := tool.Errorf("Unknown tool %q. Available tools: %s. Call one of those.", call.Name, strings.Join(a.toolNames(), ", "))
+		res := tool.Errorf("Unknown tool %q. No tools are available in this session.", call.Name)
+		if a.Tools != nil {
+			res = a.Tools.UnknownToolResult(call.Name)
+		}
 		cs.decided = &res
 		return cs
 	}
@@ -83,13 +88,6 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 		}
 	}
 	return cs
-}
-
-func (a *Agent) toolNames() []string {
-	if a.Tools == nil {
-		return nil
-	}
-	return a.Tools.Names()
 }
 
 // finishCalls asks a person about the deferred calls (each allowed one
