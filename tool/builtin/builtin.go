@@ -1,5 +1,6 @@
 // Package builtin holds NovaCode's built-in tools: Read, Write, Edit, Bash,
-// Glob, Grep, LS, AskUserQuestion, WebFetch and TodoWrite. Their names, input fields and output formats follow the
+// Glob, Grep, LS, AskUserQuestion, WebFetch and TodoWrite (All), and
+// ToolSearch, which finds a registry's deferred tools (NewToolSearch). Their names, input fields and output formats follow the
 // conventions of Claude Code's tools, which current models are trained on:
 // a model that already knows how to call them makes fewer mistakes.
 //
