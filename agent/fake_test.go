@@ -27,6 +27,10 @@ type fakeClient struct {
 	requests []recorded
 	// endedAt records when each stream yielded its last element.
 	endedAt []time.Time
+	// onRequest, if set, is called with each request's index once the
+	// request is recorded, before it is answered: a test changes the world
+	// between the requests of a run.
+	onRequest func(i int)
 }
 
 type recorded struct {
@@ -34,6 +38,7 @@ type recorded struct {
 	Messages  []byte // JSON of the messages as sent
 	msgs      []llm.Message
 	WebSearch *llm.WebSearch
+	Tools     []byte // JSON of the tools as sent
 }
 
 func (f *fakeClient) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
@@ -41,7 +46,9 @@ func (f *fakeClient) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm
 	b, _ := json.Marshal(req.Messages)
 	var copied []llm.Message
 	_ = json.Unmarshal(b, &copied)
-	f.requests = append(f.requests, recorded{MaxTokens: req.MaxTokens, Messages: b, msgs: copied, WebSearch: req.WebSearch})
+	tools, _ := json.Marshal(req.Tools)
+	f.requests = append(f.requests, recorded{MaxTokens: req.MaxTokens, Messages: b, msgs: copied, WebSearch: req.WebSearch, Tools: tools})
+	i, onRequest := len(f.requests)-1, f.onRequest
 	var script []step
 	if len(f.scripts) > 0 {
 		script, f.scripts = f.scripts[0], f.scripts[1:]
@@ -49,6 +56,9 @@ func (f *fakeClient) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm
 		script = []step{{err: &llm.Error{Kind: llm.ErrServer, Message: "fake: script exhausted"}}}
 	}
 	f.mu.Unlock()
+	if onRequest != nil {
+		onRequest(i)
+	}
 	return func(yield func(llm.StreamEvent, error) bool) {
 		defer func() {
 			f.mu.Lock()
