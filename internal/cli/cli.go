@@ -47,7 +47,7 @@ func versionLine(version, commit, date string, bi *debug.BuildInfo) string {
 			}
 		}
 	}
-	if rev == "" {
+	if rev == "" && isCommitHash(commit) {
 		rev, at = commit, date
 	}
 	if bi == nil && rev == "" {
@@ -57,7 +57,7 @@ func versionLine(version, commit, date string, bi *debug.BuildInfo) string {
 	switch {
 	case rev != "":
 		c := "commit " + rev[:min(len(rev), 12)]
-		if t, err := time.Parse(time.RFC3339, at); err == nil {
+		if t, err := time.Parse(time.RFC3339, at); err == nil && !t.IsZero() {
 			c += " of " + t.UTC().Format("2006-01-02 15:04 UTC")
 		}
 		if modified {
@@ -74,6 +74,20 @@ func versionLine(version, commit, date string, bi *debug.BuildInfo) string {
 		parts = append(parts, bi.GoVersion)
 	}
 	return version + " (" + strings.Join(parts, "; ") + ")"
+}
+
+// isCommitHash: c names a git commit (a release tool without the repository's
+// history sets "none" or "unknown" instead).
+func isCommitHash(c string) bool {
+	if len(c) < 7 {
+		return false
+	}
+	for _, r := range c {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
 }
 
 func buildInfo() *debug.BuildInfo {

@@ -253,6 +253,9 @@ func TestVersionLine(t *testing.T) {
 			&debug.BuildInfo{GoVersion: "go1.26.8", Settings: settings("vcs.revision", "d0b3a694e1131ea267da1a4e3b24af3862c15fa9", "vcs.time", "2026-12-01T17:06:03Z", "vcs.modified", "false")},
 			"0.2.0 (commit d0b3a694e113 of 2026-12-01 17:06 UTC; go1.26.8)"},
 		{"set commit, no build info", "d0b3a694e1131ea267da1a4e3b24af3862c15fa9", "", nil, "0.2.0 (commit d0b3a694e113)"},
+		{"release tool without the history", "none", "0001-01-01T00:00:00Z",
+			&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: settings("-buildvcs", "false")},
+			"0.2.0 (devel: built without version control information, so no commit is known; go1.26.8)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
