@@ -12,12 +12,25 @@ mkdir -p "$out"
 release=(-trimpath -ldflags="-s -w")
 CGO_ENABLED=0 go build "${release[@]}" -o "$out/nova" ./cmd/nova
 go build -o "$out/novabench" ./bench/novabench
-# The idle baseline runs upstream Bubble Tea: a module file without our
-# replace directive (third_party/bubbletea/NOVACODE.md).
-cp go.mod "$out/upstream.mod"; cp go.sum "$out/upstream.sum"
-go mod edit -modfile="$out/upstream.mod" -dropreplace=charm.land/bubbletea/v2
-GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" -o "$out/idlebase" ./bench/idlebase
-CGO_ENABLED=0 GOFLAGS=-mod=mod go build -modfile="$out/upstream.mod" "${release[@]}" -o "$out/nova-upstream" ./cmd/nova
+# The idle baseline and nova-upstream run upstream Bubble Tea: our copy with
+# its novacode.patch taken back (third_party/bubbletea/NOVACODE.md), put in
+# place of the copy's files by a build overlay; the tree is not touched.
+tea=third_party/bubbletea
+up=$(mktemp -d)
+trap 'rm -rf "$up"' EXIT
+cp -R "$tea/." "$up"
+(cd "$up" && GIT_CEILING_DIRECTORIES="$(dirname "$up")" git apply -R -p1 novacode.patch)
+{
+  echo '{"Replace": {'
+  sep=
+  for f in $( (cd "$tea" && ls -- *.go; cd "$up" && ls -- *.go) | sort -u); do
+    [ -f "$up/$f" ] && to="\"$up/$f\"" || to='""'
+    printf '%s"%s": %s' "$sep" "$PWD/$tea/$f" "$to"; sep=$',\n'
+  done
+  printf '\n}}\n'
+} >"$up/overlay.json"
+go build -overlay="$up/overlay.json" -o "$out/idlebase" ./bench/idlebase
+CGO_ENABLED=0 go build -overlay="$up/overlay.json" "${release[@]}" -o "$out/nova-upstream" ./cmd/nova
 # BENCH_OLD=<git revision> also builds that revision (with the same release
 # flags) and measures it beside this one in the paced three-call turn.
 old_args=()

@@ -1,6 +1,7 @@
 // Command idlebase is the baseline for novabench's idle-TUI measurement: the
 // smallest Bubble Tea v2 program with the same screen size, frame rate and
-// alternate screen as nova's TUI, doing nothing.
+// alternate screen as nova's TUI, doing nothing. bench/run.sh builds it on
+// upstream Bubble Tea: our copy with its novacode.patch taken back.
 package main
 
 import (
@@ -8,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 )
 
 type model struct{ w, h int }

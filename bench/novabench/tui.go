@@ -82,7 +82,7 @@ func idleTUI(ctx context.Context, nova, baseline string) (string, error) {
 	fmt.Fprintf(&b, "| wake-ups (context switches, all threads) | %d | %d | %.3f | |\n\n", novaIdle.switches, baseIdle.switches, float64(novaIdle.switches)/float64(max(baseIdle.switches, 1)))
 	b.WriteString("CPU time is the sum of /proc/PID/task/*/schedstat (nanoseconds on a CPU); wake-ups are the sum of\n" +
 		"voluntary and involuntary context switches of every thread. The baseline is bench/idlebase built against\n" +
-		"upstream Bubble Tea (bench/run.sh drops the replace directive for it); nova runs our patched copy\n" +
+		"upstream Bubble Tea (bench/run.sh takes our copy's novacode.patch back for it); nova runs our patched copy\n" +
 		"(third_party/bubbletea/NOVACODE.md), which flushes frames on demand instead of on a 60 Hz ticker.\n\n")
 	return b.String(), nil
 }

@@ -146,6 +146,10 @@ var depRules = []depRule{
 		ours: []reach{
 			{"event", "it consumes events (and answers permission requests through them)"},
 			{"internal/tui/render", "its pure rendering"},
+			{"third_party/bubbletea/...", "our patched Bubble Tea: the program"},
+			{"third_party/bubbles/...", "the input's textarea, on our Bubble Tea"},
+			{"third_party/glamour/...", "Markdown, through render"},
+			{"third_party/chroma/...", "highlighting, through render"},
 			{"permission/cmdenv", "`!cmd` runs with the environment Bash gives commands; a standard-library leaf, not the chain"},
 		},
 		forbid: []reach{
@@ -155,7 +159,11 @@ var depRules = []depRule{
 			{"permission/shell", "no analysis in the TUI"},
 			{"llm/...", "no provider in a frontend"},
 		}},
-	{pkg: "internal/tui/render"},
+	{pkg: "internal/tui/render",
+		ours: []reach{
+			{"third_party/glamour/...", "our patched Glamour renders Markdown"},
+			{"third_party/chroma/...", "our patched Chroma highlights code"},
+		}},
 
 	// The rest of internal/.
 	{pkg: "internal/contextinfo",
@@ -221,11 +229,11 @@ var (
 	landlock     = reach{"github.com/landlock-lsm/go-landlock/...", "the OS sandbox is permission/sandbox's"}
 	heavy        = []reach{
 		{"github.com/spf13/cobra/...", "the command line is internal/cli's"},
-		{"charm.land/bubbletea/v2/...", "the terminal UI is internal/tui's"},
-		{"charm.land/bubbles/v2/...", "the terminal UI is internal/tui's"},
+		{"third_party/bubbletea/...", "the terminal UI is internal/tui's"},
+		{"third_party/bubbles/...", "the terminal UI is internal/tui's"},
 		{"charm.land/lipgloss/v2/...", "styling is the TUI's (internal/tui/render)"},
-		{"charm.land/glamour/v2/...", "Markdown rendering is the TUI's (internal/tui/render)"},
-		{"github.com/alecthomas/chroma/v2/...", "syntax highlighting is the TUI's (internal/tui/render)"},
+		{"third_party/glamour/...", "Markdown rendering is the TUI's (internal/tui/render)"},
+		{"third_party/chroma/...", "syntax highlighting is the TUI's (internal/tui/render)"},
 		anthropicSDK,
 		{"github.com/openai/openai-go/...", "a test dependency of llm/llmtest only"},
 		landlock,

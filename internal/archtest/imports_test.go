@@ -15,7 +15,9 @@ const module = "github.com/novacode/nova"
 
 // rules: a package (relative path, "/..." for a subtree) may not import
 // anything matching the listed prefixes. "!thirdparty" forbids every
-// non-standard-library import outside the module.
+// non-standard-library import outside the module and of our copies of
+// upstream modules (third_party/); "!ours" every import of the
+// module's own packages outside third_party/.
 var rules = []struct {
 	pkg    string
 	forbid []string
@@ -37,7 +39,13 @@ var rules = []struct {
 	{"permission/verdict", []string{module + "/", "!thirdparty"}},
 	{"permission", []string{module + "/agent", module + "/tool", module + "/llm", module + "/internal", module + "/event"}},
 	{"agent", []string{module + "/internal", module + "/cmd", module + "/llm/"}},
-	{"...", []string{module + "/cmd"}},
+	// Our copies of upstream modules import each other and upstream's
+	// dependencies, nothing of NovaCode's own.
+	{"third_party/...", []string{"!ours"}},
+	// Nothing links a second Bubble Tea, Glamour, Chroma or Bubbles next to
+	// our copies (third_party/*/novacode.upstream): their types would not
+	// mix with the copies'.
+	{"...", []string{module + "/cmd", "charm.land/bubbletea/", "charm.land/glamour/", "charm.land/bubbles/", "github.com/alecthomas/chroma/"}},
 }
 
 // sdkInternals are the internal packages the SDK (the module root) uses.
@@ -139,9 +147,13 @@ func matches(rule, pkg string) bool {
 }
 
 func forbidden(rule, im string) bool {
-	if rule == "!thirdparty" {
+	switch rule {
+	case "!thirdparty":
 		first, _, _ := strings.Cut(im, "/")
-		return strings.Contains(first, ".") && !strings.HasPrefix(im, module+"/")
+		return strings.Contains(first, ".") && !strings.HasPrefix(im, module+"/") ||
+			strings.HasPrefix(im, module+"/third_party/")
+	case "!ours":
+		return strings.HasPrefix(im, module+"/") && !strings.HasPrefix(im, module+"/third_party/")
 	}
 	return strings.HasPrefix(im, rule)
 }
@@ -157,8 +169,8 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
 			return filepath.SkipDir
 		}
-		// Patched upstream copies keep upstream's conventions (a code
-		// generator in glamour has no doc comment).
+		// Our copies of upstream modules keep upstream's conventions
+		// (scripts/check-forks).
 		if d.IsDir() && path == filepath.Join(root, "third_party") {
 			return filepath.SkipDir
 		}

@@ -20,48 +20,74 @@ import (
 // Version is set at build time with -ldflags "-X github.com/novacode/nova/internal/cli.Version=…".
 var Version = "0.1.0-dev"
 
+// Commit and Date (RFC 3339) name the commit a release was built from, set at
+// build time like Version (scripts/release, .goreleaser.yaml). They are shown
+// only when the toolchain recorded no commit itself (a build from a source
+// archive, or with -buildvcs=false).
+var Commit, Date string
+
 // versionLine is what --version prints after "nova version ": Version and
 // what the Go toolchain recorded in the binary. go build and go install
 // in a git clone record the commit and its time (vcs.revision, vcs.time;
 // not with -buildvcs=false, nor in a linked git worktree); go run and
-// builds outside a clone record none, and say so instead of guessing.
-func versionLine(version string, bi *debug.BuildInfo) string {
-	if bi == nil {
-		return version + " (devel: no build information)"
-	}
+// builds outside a clone record none, and say so instead of guessing, unless
+// the build set commit and date.
+func versionLine(version, commit, date string, bi *debug.BuildInfo) string {
 	var rev, at string
 	modified := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			modified = s.Value == "true"
+	if bi != nil {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
 		}
+	}
+	if rev == "" && isCommitHash(commit) {
+		rev, at = commit, date
+	}
+	if bi == nil && rev == "" {
+		return version + " (devel: no build information)"
 	}
 	var parts []string
 	switch {
 	case rev != "":
 		c := "commit " + rev[:min(len(rev), 12)]
-		if t, err := time.Parse(time.RFC3339, at); err == nil {
+		if t, err := time.Parse(time.RFC3339, at); err == nil && !t.IsZero() {
 			c += " of " + t.UTC().Format("2006-01-02 15:04 UTC")
 		}
 		if modified {
 			c += ", with uncommitted changes"
 		}
 		parts = append(parts, c)
-	case bi.Main.Version != "" && bi.Main.Version != "(devel)":
+	case bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)":
 		// go install github.com/novacode/nova/cmd/nova@version
 		parts = append(parts, "module "+bi.Main.Version)
 	default:
 		parts = append(parts, "devel: built without version control information, so no commit is known")
 	}
-	if bi.GoVersion != "" {
+	if bi != nil && bi.GoVersion != "" {
 		parts = append(parts, bi.GoVersion)
 	}
 	return version + " (" + strings.Join(parts, "; ") + ")"
+}
+
+// isCommitHash: c names a git commit (a release tool without the repository's
+// history sets "none" or "unknown" instead).
+func isCommitHash(c string) bool {
+	if len(c) < 7 {
+		return false
+	}
+	for _, r := range c {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
 }
 
 func buildInfo() *debug.BuildInfo {

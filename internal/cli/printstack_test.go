@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/alecthomas/chroma/v2/lexers"
-	chromastyles "github.com/alecthomas/chroma/v2/styles"
+	"github.com/novacode/nova/third_party/chroma/lexers"
+	chromastyles "github.com/novacode/nova/third_party/chroma/styles"
 
 	"github.com/novacode/nova/internal/iostreams"
 	"github.com/novacode/nova/internal/tui/render"

@@ -66,7 +66,7 @@ OPENAI_API_KEY / OPENAI_BASE_URL (OpenAI, or any OpenAI-compatible server),
 or ~/.novacode/settings.json and .novacode/settings.json. A workspace's own
 settings that widen what nova may do, or choose the endpoint, apply only once
 you trust the workspace (the interactive UI asks; see nova trust).`,
-		Version:       versionLine(Version, buildInfo()),
+		Version:       versionLine(Version, Commit, Date, buildInfo()),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// cobra's own default, which SuggestionsFor (below) does not apply.

@@ -231,25 +231,40 @@ func TestVersionLine(t *testing.T) {
 		return out
 	}
 	tests := []struct {
-		name string
-		bi   *debug.BuildInfo
-		want string
+		name         string
+		commit, date string // set at build time (-X)
+		bi           *debug.BuildInfo
+		want         string
 	}{
-		{"go build in a clone", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261201170603-d0b3a694e113"},
+		{"go build in a clone", "", "", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261201170603-d0b3a694e113"},
 			Settings: settings("-trimpath", "true", "vcs", "git", "vcs.revision", "d0b3a694e1131ea267da1a4e3b24af3862c15fa9", "vcs.time", "2026-12-01T17:06:03Z", "vcs.modified", "false")},
 			"0.1.0-dev (commit d0b3a694e113 of 2026-12-01 17:06 UTC; go1.26.8)"},
-		{"uncommitted changes", &debug.BuildInfo{GoVersion: "go1.26.8",
+		{"uncommitted changes", "", "", &debug.BuildInfo{GoVersion: "go1.26.8",
 			Settings: settings("vcs.revision", "d0b3a694e1131ea267da1a4e3b24af3862c15fa9", "vcs.time", "2026-12-01T18:06:03+01:00", "vcs.modified", "true")},
 			"0.1.0-dev (commit d0b3a694e113 of 2026-12-01 17:06 UTC, with uncommitted changes; go1.26.8)"},
-		{"go install module@version", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.2.0"}},
+		{"go install module@version", "", "", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.2.0"}},
 			"0.1.0-dev (module v0.2.0; go1.26.8)"},
-		{"go run", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: settings("-buildvcs", "false")},
+		{"go run", "", "", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: settings("-buildvcs", "false")},
 			"0.1.0-dev (devel: built without version control information, so no commit is known; go1.26.8)"},
-		{"no build info", nil, "0.1.0-dev (devel: no build information)"},
+		{"no build info", "", "", nil, "0.1.0-dev (devel: no build information)"},
+		{"release from a source archive", "d0b3a694e1131ea267da1a4e3b24af3862c15fa9", "2026-12-01T17:06:03Z",
+			&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: settings("-buildvcs", "false")},
+			"0.2.0 (commit d0b3a694e113 of 2026-12-01 17:06 UTC; go1.26.8)"},
+		{"release in a clone: the toolchain's commit wins", "0000000000000000000000000000000000000000", "2020-01-01T00:00:00Z",
+			&debug.BuildInfo{GoVersion: "go1.26.8", Settings: settings("vcs.revision", "d0b3a694e1131ea267da1a4e3b24af3862c15fa9", "vcs.time", "2026-12-01T17:06:03Z", "vcs.modified", "false")},
+			"0.2.0 (commit d0b3a694e113 of 2026-12-01 17:06 UTC; go1.26.8)"},
+		{"set commit, no build info", "d0b3a694e1131ea267da1a4e3b24af3862c15fa9", "", nil, "0.2.0 (commit d0b3a694e113)"},
+		{"release tool without the history", "none", "0001-01-01T00:00:00Z",
+			&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: settings("-buildvcs", "false")},
+			"0.2.0 (devel: built without version control information, so no commit is known; go1.26.8)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := versionLine("0.1.0-dev", tc.bi); got != tc.want {
+			version := "0.1.0-dev"
+			if tc.commit != "" {
+				version = "0.2.0"
+			}
+			if got := versionLine(version, tc.commit, tc.date, tc.bi); got != tc.want {
 				t.Fatalf("got  %q\nwant %q", got, tc.want)
 			}
 		})
@@ -262,7 +277,7 @@ func TestVersionFlag(t *testing.T) {
 	if code := Run(context.Background(), ios, []string{"--version"}); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if want := "nova version " + versionLine(Version, buildInfo()) + "\n"; out.String() != want {
+	if want := "nova version " + versionLine(Version, Commit, Date, buildInfo()) + "\n"; out.String() != want {
 		t.Fatalf("got %q, want %q", out.String(), want)
 	}
 }

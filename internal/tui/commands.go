@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 )
 
 // LoadCommands reads the user's slash commands from dir (normally

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 )
 
 const (

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/google/go-cmp/cmp"
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/internal/tui/render"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 )
 
 // countingRenderer counts the Markdown bytes it is asked to render.

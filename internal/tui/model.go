@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"charm.land/bubbles/v2/textarea"
-	tea "charm.land/bubbletea/v2"
+	"github.com/novacode/nova/third_party/bubbles/textarea"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 
 	"github.com/novacode/nova/event"
 )

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/google/go-cmp/cmp"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 
 	"github.com/novacode/nova/event"
 )

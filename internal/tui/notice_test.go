@@ -3,12 +3,10 @@ package tui
 import (
 	"strings"
 	"testing"
-	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/google/go-cmp/cmp"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 
 	"github.com/novacode/nova/event"
 )
@@ -99,13 +97,13 @@ func TestRetryThroughTheProgram(t *testing.T) {
 	}}
 	m := New(Options{Runner: r, Model: "claude-test", Mode: "default", NoColor: true, Dark: true})
 	defer m.Close()
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 16))
+	tm := newTestProgram(t, m, 80, 16)
 	tm.Type("hi")
 	tm.Send(key(tea.KeyEnter))
 	waitFor(t, tm, "permission denied")
 	tm.Type("/exit")
 	tm.Send(key(tea.KeyEnter))
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	final := tm.final(t)
 	final.Close()
 	golden(t, "retry.golden", ansi.Strip(final.Screen()))
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/google/go-cmp/cmp"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 )
 
 // lines is n numbered lines, each ending with eol.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/permission/cmdenv"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 )
 
 // TrustQuestion is what the trust dialog asks about: a workspace whose own

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/google/go-cmp/cmp"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 )
 
 var hostile = TrustQuestion{

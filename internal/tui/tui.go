@@ -21,7 +21,7 @@ import (
 	"iter"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 
 	"github.com/novacode/nova/event"
 )

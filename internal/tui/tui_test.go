@@ -1,32 +1,23 @@
 package tui
 
 import (
-	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/teatest/v2"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 	"go.uber.org/goleak"
 
 	"github.com/novacode/nova/event"
 )
 
-// update is the -update flag, registered by the golden package that teatest
-// imports; looked up rather than redefined.
-func update() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
-// teatest leaves one goroutine per test model waiting for SIGINT forever;
-// it is teatest's, not ours.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"),
+	goleak.VerifyTestMain(m,
 		// chroma's regexp engine keeps a process-wide clock goroutine.
 		goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
 }
@@ -34,7 +25,7 @@ func TestMain(m *testing.M) {
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if update() {
+	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -49,15 +40,6 @@ func golden(t *testing.T, name, got string) {
 	if got != string(want) {
 		t.Errorf("%s differs (-update to rewrite)\n got:\n%s\nwant:\n%s", name, got, want)
 	}
-}
-
-// waitFor blocks until the program's output contains s. It is a
-// synchronisation point, not a timed assertion: the long limit only stops
-// a broken test from hanging.
-func waitFor(t *testing.T, tm *teatest.TestModel, s string) {
-	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },
-		teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
 }
 
 func recv[T any](t *testing.T, c <-chan T, what string) T {
@@ -89,7 +71,7 @@ func TestScriptedSession(t *testing.T) {
 	f := newFake()
 	m := New(Options{Runner: f, Model: "claude-test", Mode: "default", NoColor: true, Dark: true})
 	defer m.Close()
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	tm := newTestProgram(t, m, 80, 24)
 
 	tm.Type("look around")
 	tm.Send(key(tea.KeyEnter))
@@ -105,7 +87,7 @@ func TestScriptedSession(t *testing.T) {
 	waitFor(t, tm, "Cancelled.")
 	tm.Type("/exit")
 	tm.Send(key(tea.KeyEnter))
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	final := tm.final(t)
 	final.Close()
 
 	if len(f.prompts) != 1 || f.prompts[0] != "look around" {

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/novacode/nova/internal/tui/render"
+	tea "github.com/novacode/nova/third_party/bubbletea"
 )
 
 // resize lays out the input box for the current size and content.

@@ -17,6 +17,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// osSandbox: both backends, bubblewrap and Landlock, are Linux's.
+const osSandbox = true
+
 // landlockABI is the kernel's Landlock ABI version, 0 without Landlock.
 func landlockABI() int {
 	v, err := llsys.LandlockGetABIVersion()

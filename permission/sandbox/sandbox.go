@@ -77,6 +77,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -181,6 +182,12 @@ func newSandbox(mode Mode, p Policy, pr probes) (*Sandbox, error) {
 	}
 	if mode == ModeOff {
 		return &Sandbox{kind: KindNone}, nil
+	}
+	if !osSandbox {
+		if mode == ModeOn {
+			return nil, fmt.Errorf("new sandbox: sandbox mode is on, but the OS sandbox (bubblewrap or Landlock) is Linux-only and this is %s: set the sandbox mode to auto or off", runtime.GOOS)
+		}
+		return &Sandbox{kind: KindNone, notice: "commands run unsandboxed: the OS sandbox (bubblewrap or Landlock) is Linux-only"}, nil
 	}
 	p, err := cleanPolicy(p)
 	if err != nil {

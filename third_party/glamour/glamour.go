@@ -17,8 +17,8 @@ import (
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
 
-	"charm.land/glamour/v2/ansi"
-	styles "charm.land/glamour/v2/styles"
+	"github.com/novacode/nova/third_party/glamour/ansi"
+	styles "github.com/novacode/nova/third_party/glamour/styles"
 )
 
 const (

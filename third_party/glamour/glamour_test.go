@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/novacode/nova/third_party/glamour/styles"
 )
 
 const markdown = "testdata/readme.markdown.in"

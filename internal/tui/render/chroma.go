@@ -5,11 +5,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/alecthomas/chroma/v2"
-	chromastyles "github.com/alecthomas/chroma/v2/styles"
+	"github.com/novacode/nova/third_party/chroma"
+	chromastyles "github.com/novacode/nova/third_party/chroma/styles"
 
-	gansi "charm.land/glamour/v2/ansi"
-	"charm.land/glamour/v2/styles"
+	gansi "github.com/novacode/nova/third_party/glamour/ansi"
+	"github.com/novacode/nova/third_party/glamour/styles"
 )
 
 // Chroma style names registered by this package.

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"sync"
 
-	"charm.land/glamour/v2"
-	gansi "charm.land/glamour/v2/ansi"
-	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/novacode/nova/third_party/glamour"
+	gansi "github.com/novacode/nova/third_party/glamour/ansi"
+	"github.com/novacode/nova/third_party/glamour/styles"
 )
 
 // maxCachedWidths bounds the renderer cache: a terminal being resized walks

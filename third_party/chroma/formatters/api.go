@@ -4,9 +4,9 @@ import (
 	"io"
 	"sort"
 
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/formatters/svg"
+	"github.com/novacode/nova/third_party/chroma"
+	"github.com/novacode/nova/third_party/chroma/formatters/html"
+	"github.com/novacode/nova/third_party/chroma/formatters/svg"
 )
 
 var (

@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/alecthomas/chroma/v2"
+	"github.com/novacode/nova/third_party/chroma"
 )
 
 type ttyTable struct {

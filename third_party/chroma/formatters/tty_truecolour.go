@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/alecthomas/chroma/v2"
+	"github.com/novacode/nova/third_party/chroma"
 )
 
 // TTY16m is a true-colour terminal formatter.

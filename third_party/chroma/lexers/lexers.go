@@ -4,7 +4,7 @@ import (
 	"embed"
 	"io/fs"
 
-	"github.com/alecthomas/chroma/v2"
+	"github.com/novacode/nova/third_party/chroma"
 )
 
 //go:embed embedded

@@ -13,10 +13,10 @@ import (
 	"github.com/alecthomas/assert/v2"
 	"github.com/alecthomas/repr"
 
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/formatters"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/novacode/nova/third_party/chroma"
+	"github.com/novacode/nova/third_party/chroma/formatters"
+	"github.com/novacode/nova/third_party/chroma/lexers"
+	"github.com/novacode/nova/third_party/chroma/styles"
 )
 
 func TestCompileAllRegexes(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"log"
 	"os"
 
-	"github.com/alecthomas/chroma/v2/quick"
+	"github.com/novacode/nova/third_party/chroma/quick"
 )
 
 func Example() {

@@ -4,10 +4,10 @@ package quick
 import (
 	"io"
 
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/formatters"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/novacode/nova/third_party/chroma"
+	"github.com/novacode/nova/third_party/chroma/formatters"
+	"github.com/novacode/nova/third_party/chroma/lexers"
+	"github.com/novacode/nova/third_party/chroma/styles"
 )
 
 // Highlight some text.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/alecthomas/chroma/v2"
+	"github.com/novacode/nova/third_party/chroma"
 )
 
 //go:embed *.xml

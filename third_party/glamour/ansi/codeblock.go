@@ -5,9 +5,9 @@ import (
 	"io"
 	"sync"
 
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/quick"
-	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/novacode/nova/third_party/chroma"
+	"github.com/novacode/nova/third_party/chroma/quick"
+	"github.com/novacode/nova/third_party/chroma/styles"
 )
 
 const (

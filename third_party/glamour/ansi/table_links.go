@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/glamour/v2/internal/autolink"
 	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/slice"
+	"github.com/novacode/nova/third_party/glamour/internal/autolink"
 	"github.com/yuin/goldmark/ast"
 	astext "github.com/yuin/goldmark/extension/ast"
 )

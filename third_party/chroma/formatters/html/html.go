@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/alecthomas/chroma/v2"
+	"github.com/novacode/nova/third_party/chroma"
 )
 
 // Option sets an option of the HTML formatter.

@@ -10,9 +10,9 @@ import (
 
 	assert "github.com/alecthomas/assert/v2"
 
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/novacode/nova/third_party/chroma"
+	"github.com/novacode/nova/third_party/chroma/lexers"
+	"github.com/novacode/nova/third_party/chroma/styles"
 )
 
 func TestCompressStyle(t *testing.T) {

@@ -3,7 +3,7 @@ package autolink_test
 import (
 	"testing"
 
-	"charm.land/glamour/v2/internal/autolink"
+	"github.com/novacode/nova/third_party/glamour/internal/autolink"
 )
 
 func TestDetect(t *testing.T) {
