@@ -1,10 +1,16 @@
 package sandbox
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // namespaceArgs are the bwrap flags that need kernel support, shared by the
@@ -15,7 +21,8 @@ import (
 // memory through /proc/PID/mem (same user) and act outside the sandbox,
 // and `kill -9 -1` would take the user's session down. It also means that
 // when bwrap exits every process left in the sandbox is killed, so a
-// command cannot leave a process behind that outlives it.
+// command cannot leave a process behind that outlives it; the kernel does
+// that after bwrap has exited, and Finish waits until it has (nsInit).
 //
 // --new-session is left out on purpose: the Bash tool already starts bwrap
 // as the leader of a new session and process group, and kills the group
@@ -90,4 +97,77 @@ func under(p string, dirs []string) bool {
 		}
 	}
 	return false
+}
+
+// infoWait bounds how long Start waits for bwrap to report the PID of its
+// sandbox's first process, which it does right after creating the
+// namespaces; a bwrap that has not after this long is killed, and the
+// command fails to start without having run.
+const infoWait = 30 * time.Second
+
+// bwrapHandshake holds a bubblewrap command back until NovaCode holds the
+// first process of its PID namespace (see openInit): bwrap reports that
+// process's PID as JSON on --info-fd, and the process waits on --block-fd,
+// before it starts the command, until a byte arrives or the pipe closes.
+type bwrapHandshake struct {
+	infoR, infoW   *os.File // bwrap writes to infoW
+	blockR, blockW *os.File // the sandbox reads blockR; closing blockW releases it
+}
+
+func newBwrapHandshake() (*bwrapHandshake, error) {
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start command: %w", err)
+	}
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		infoR.Close()
+		infoW.Close()
+		return nil, fmt.Errorf("start command: %w", err)
+	}
+	return &bwrapHandshake{infoR: infoR, infoW: infoW, blockR: blockR, blockW: blockW}, nil
+}
+
+// add gives bwrap the handshake's ends: argv is bwrap's, files those it
+// inherits as descriptors 3, 4, …
+func (h *bwrapHandshake) add(argv []string, files []*os.File) ([]string, []*os.File) {
+	fd := 3 + len(files)
+	argv = slices.Insert(argv, 1, "--info-fd", strconv.Itoa(fd), "--block-fd", strconv.Itoa(fd+1))
+	return argv, append(files, h.infoW, h.blockR)
+}
+
+// started closes this process's copies of bwrap's ends, once bwrap has
+// its own: the info pipe then ends when bwrap's copies close.
+func (h *bwrapHandshake) started() {
+	h.infoW.Close()
+	h.blockR.Close()
+}
+
+// childPID reads the PID bwrap reports for its sandbox's first process.
+// It is 0, without an error, when bwrap exits without a report: it failed
+// before it created the sandbox, and says why on its stderr.
+func (h *bwrapHandshake) childPID() (int, error) {
+	_ = h.infoR.SetReadDeadline(time.Now().Add(infoWait))
+	var info struct {
+		ChildPID int `json:"child-pid"`
+	}
+	err := json.NewDecoder(h.infoR).Decode(&info)
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return 0, nil
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return 0, fmt.Errorf("bubblewrap did not report its sandbox within %s", infoWait)
+	case err != nil:
+		return 0, fmt.Errorf("read bubblewrap's report: %w", err)
+	case info.ChildPID <= 0:
+		return 0, errors.New("bubblewrap's report has no child-pid")
+	}
+	return info.ChildPID, nil
+}
+
+// release lets the sandbox start the command, and closes the rest.
+func (h *bwrapHandshake) release() {
+	for _, f := range []*os.File{h.infoR, h.infoW, h.blockR, h.blockW} {
+		f.Close()
+	}
 }

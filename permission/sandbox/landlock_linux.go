@@ -3,12 +3,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 
@@ -99,20 +96,27 @@ type confinedCmd struct {
 	once   sync.Once
 	finish chan struct{}
 	done   chan struct{}
+	left   []int // set before done is closed: what cleanup could not end
 }
 
 // end tells the thread to end what is left of the command and waits for
-// it.
-func (c *confinedCmd) end() {
+// it; it returns "" once every process the command left is gone, else a
+// note for the model (see endWait).
+func (c *confinedCmd) end() string {
 	c.once.Do(func() { close(c.finish) })
 	<-c.done
+	if len(c.left) == 0 {
+		return ""
+	}
+	return leftNote(c.left)
 }
 
 // startOnConfinedThread starts cmd from a thread of its own that takes the
 // confinement first, and keeps that thread until c.end, when it calls
 // cleanup(pid of the command) from it: from inside the command's Landlock
 // domain, kill(-1) reaches exactly the processes of that domain (see
-// endDomain). The goroutines it starts are owned here: the one that
+// endDomain). cleanup returns once what it killed is gone, or with the
+// processes that are not after endWait. The goroutines it starts are owned here: the one that
 // confines is waited for by c.end (or returns at once on an error); a
 // helper on the main thread ends with the result it sends.
 //
@@ -123,7 +127,7 @@ func (c *confinedCmd) end() {
 // signal delivery see. So a goroutine that finds itself there holds the
 // main thread (which no other goroutine can then take) while a second one,
 // necessarily elsewhere, does the work.
-func startOnConfinedThread(cmd *exec.Cmd, r rulesetFD, allowNetwork bool, cleanup func(pid int)) (*confinedCmd, error) {
+func startOnConfinedThread(cmd *exec.Cmd, r rulesetFD, allowNetwork bool, cleanup func(pid int) []int) (*confinedCmd, error) {
 	// The command leads a session of its own: the caller's session may
 	// be the user's terminal, and the fallback cleanup (killSession) goes
 	// by session.
@@ -138,7 +142,7 @@ func startOnConfinedThread(cmd *exec.Cmd, r rulesetFD, allowNetwork bool, cleanu
 		started <- err
 		if err == nil {
 			<-c.finish
-			cleanup(cmd.Process.Pid)
+			c.left = cleanup(cmd.Process.Pid)
 		}
 	}
 	started := make(chan error, 1)
@@ -162,23 +166,6 @@ func startOnConfinedThread(cmd *exec.Cmd, r rulesetFD, allowNetwork bool, cleanu
 		return nil, err
 	}
 	return c, nil
-}
-
-// endDomain kills every process left in the Landlock domain of the calling
-// thread, which must be the confined thread that started the command: with
-// the signal scope (Landlock ABI 6, Linux 6.12), kill(-1) from inside the
-// domain reaches the processes of that domain and of domains nested in it,
-// and no other (not NovaCode, which is not in it, not the user's other
-// processes); a process cannot leave a domain, whatever session or group
-// it moves to. kill(-1) fails with ESRCH once there is nothing left to
-// signal; a process forked while it ran is found by the next round.
-func endDomain() {
-	for range maxKillRounds {
-		if err := unix.Kill(-1, unix.SIGKILL); err != nil {
-			return
-		}
-		runtime.Gosched()
-	}
 }
 
 // confineThreadAndStart confines the calling thread, which the caller has
@@ -239,82 +226,6 @@ func dropCapabilities() error {
 		return fmt.Errorf("drop capabilities: %w", err)
 	}
 	return nil
-}
-
-// maxKillRounds bounds killSession: each round kills every process of the
-// session it finds; one forked meanwhile is found by the next.
-const maxKillRounds = 100
-
-// killSession kills every process left in session sid, the session a
-// Landlock command's first process started (Start makes it a session
-// leader), once that first process has ended and been waited for. It is
-// the cleanup where Landlock has no signal scope (before ABI 6, where
-// endDomain cannot be used: kill(-1) would reach every process of the
-// user): a process that started a session of its own escapes it.
-//
-// The session is found in /proc. Its ID is the first process's PID, which
-// the kernel does not give to another process while any process is still
-// in the session; if a live process has that PID as its own (the ID was
-// free and reused), the session is gone and nothing is killed.
-func killSession(sid int) {
-	for range maxKillRounds {
-		members, reused := sessionMembers(sid)
-		if reused || len(members) == 0 {
-			return
-		}
-		for _, pid := range members {
-			_ = unix.Kill(pid, unix.SIGKILL)
-		}
-	}
-}
-
-// sessionMembers lists the live (not zombie) processes of session sid
-// other than its leader, and whether a process with PID sid is alive.
-func sessionMembers(sid int) (members []int, reused bool) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, false
-	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		state, session, ok := procSession(pid)
-		if !ok || state == 'Z' || state == 'X' {
-			continue
-		}
-		if pid == sid {
-			return nil, true
-		}
-		if session == sid {
-			members = append(members, pid)
-		}
-	}
-	return members, false
-}
-
-// procSession reads the state and session of a process from
-// /proc/PID/stat: "pid (comm) state ppid pgrp session ...", where comm may
-// hold spaces and parentheses.
-func procSession(pid int) (state byte, session int, ok bool) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := bytes.Fields(data[i+1:])
-	if len(f) < 4 || len(f[0]) != 1 {
-		return 0, 0, false
-	}
-	s, err := strconv.Atoi(string(f[3]))
-	if err != nil {
-		return 0, 0, false
-	}
-	return f[0][0], s, true
 }
 
 // killGroup kills process group pgid, or the process if it leads none.

@@ -63,7 +63,8 @@
 // Under bubblewrap, processes a command leaves in the background die when
 // it ends, and a timeout ends the command at once (bwrap dies of the
 // SIGTERM and the PID namespace with it), without a grace period. Under
-// Landlock they die at Finish.
+// Landlock they die at Finish. Either way, once Finish has returned they
+// are gone, not only sent SIGKILL: it waits for that (see endWait).
 //
 // The binary's main should call InitProcess first thing; without it,
 // descriptors the process inherited reach commands. Neither backend starts
@@ -145,8 +146,7 @@ type Sandbox struct {
 	// under bubblewrap (nil for the other kinds).
 	git *gitGuard
 	// started holds the commands Start started and Finish has not
-	// finished: *exec.Cmd -> the gitGuard's number of the command (0
-	// under Landlock).
+	// finished: *exec.Cmd -> *bwrapCmd or *confinedCmd.
 	started sync.Map
 }
 
@@ -375,8 +375,10 @@ func (s *Sandbox) Policy() Policy {
 	return p
 }
 
-// Close stops the scan of the writable directories if it still runs and
-// removes the temp dir New created, if any.
+// Close stops the scan of the writable directories if it still runs,
+// ends what is left of commands Start started and Finish did not finish
+// (as Finish does, without the git check), and removes the temp dir New
+// created, if any.
 func (s *Sandbox) Close() error {
 	if s == nil {
 		return nil
@@ -385,10 +387,16 @@ func (s *Sandbox) Close() error {
 		s.git.close()
 	}
 	// Commands never finished: end what is left of them.
-	s.started.Range(func(k, v any) bool {
-		if c, ok := v.(*confinedCmd); ok {
-			s.started.Delete(k)
+	s.started.Range(func(k, _ any) bool {
+		v, ok := s.started.LoadAndDelete(k) // not if Finish took it meanwhile
+		if !ok {
+			return true
+		}
+		switch c := v.(type) {
+		case *confinedCmd:
 			c.end()
+		case *bwrapCmd:
+			c.init.end()
 		}
 		return true
 	})
@@ -457,7 +465,10 @@ func (s *Sandbox) Guarantees(ctx context.Context) Guarantees {
 // defaults to the workspace.
 //
 // Bubblewrap becomes the process that runs cmd (cmd's Path and Args are
-// rewritten), with the socket filter handed over on a pipe (--seccomp 3).
+// rewritten), with the socket filter handed over on a pipe (--seccomp 3);
+// Start holds the command back until it has a pidfd for the first process
+// of bwrap's PID namespace (--info-fd, --block-fd), by which Finish waits
+// for the namespace to be empty.
 // Landlock needs no second process: a thread of this process, locked to
 // one goroutine and never reused, takes the Landlock domain, no_new_privs
 // and the socket filter, and forks the command, which inherits them; the
@@ -488,18 +499,13 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 	switch s.kind {
 	case KindBubblewrap:
 		protect, seq := s.git.begin()
-		argv, files, err := s.wrapBwrap(cmd.Args, cmd.Dir, protect)
+		c, err := s.startBwrap(cmd, protect)
 		if err != nil {
 			s.git.end(seq)
 			return err
 		}
-		defer closeFiles(files) // the child has its own copies once started
-		cmd.Path, cmd.Args, cmd.ExtraFiles = s.bwrap, argv, files
-		if err := cmd.Start(); err != nil {
-			s.git.end(seq)
-			return err
-		}
-		s.started.Store(cmd, seq)
+		c.seq = seq
+		s.started.Store(cmd, c)
 		return nil
 	case KindLandlock:
 		c, err := s.startLandlock(cmd)
@@ -518,14 +524,20 @@ func (s *Sandbox) Start(cmd *exec.Cmd) error {
 // that the sandbox could not stop while it ran, and returns a note for the
 // model about it ("" if none):
 //
-//   - under Landlock, every process the command left (a background job,
-//     a daemon) is killed, as bubblewrap's PID namespace does: every
-//     process in the command's Landlock domain where the kernel scopes
-//     signals (Linux 6.12), else every process in its session.
-//   - under bubblewrap, git metadata the command created that no
-//     read-only bind could cover, because it did not exist yet (a
-//     commondir, a new repository's config), is checked and undone:
-//     see gitGuard.end.
+//   - every process the command left (a background job, a daemon, one in
+//     a new process group or session) is killed, and Finish returns once
+//     they have all exited (zombies waiting to be reaped count as exited:
+//     they run nothing). Under Landlock these are the processes in the
+//     command's Landlock domain where the kernel scopes signals (Linux
+//     6.12), else those in its session; under bubblewrap, those in its
+//     PID namespace, which bwrap's exit has the kernel kill, though only
+//     after cmd.Wait has returned. A process stuck in the kernel that
+//     has not exited endWait after the kill is left to finish dying, and
+//     the note says so.
+//   - under bubblewrap, once no process of the command is left, git
+//     metadata the command created that no read-only bind could cover,
+//     because it did not exist yet (a commondir, a new repository's
+//     config), is checked and undone: see gitGuard.end.
 //
 // ctx bounds nothing that must happen: Finish finishes even when ctx has
 // ended (NovaCode is exiting), as a check left half done would leave git
@@ -539,12 +551,61 @@ func (s *Sandbox) Finish(_ context.Context, cmd *exec.Cmd) string {
 		return ""
 	}
 	switch c := v.(type) {
-	case uint64:
-		return s.git.end(c)
+	case *bwrapCmd:
+		// Processes first: one still running could create git metadata
+		// after the check.
+		left := c.init.end()
+		return joinNotes(left, s.git.end(c.seq))
 	case *confinedCmd:
-		c.end()
+		return c.end()
 	}
 	return ""
+}
+
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// bwrapCmd is a command started by bubblewrap.
+type bwrapCmd struct {
+	seq  uint64  // the gitGuard's number of the command
+	init *nsInit // pid 1 of its PID namespace; nil if bwrap failed before making one
+}
+
+// startBwrap starts cmd under bwrap, and holds the first process of its
+// PID namespace before the command runs: Finish waits for it (nsInit).
+func (s *Sandbox) startBwrap(cmd *exec.Cmd, protect []string) (*bwrapCmd, error) {
+	argv, files, err := s.wrapBwrap(cmd.Args, cmd.Dir, protect)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFiles(files) // the child has its own copies once started
+	h, err := newBwrapHandshake()
+	if err != nil {
+		return nil, err
+	}
+	defer h.release()
+	cmd.Path = s.bwrap
+	cmd.Args, cmd.ExtraFiles = h.add(argv, files)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	h.started()
+	pid, err := h.childPID()
+	if err != nil {
+		// The sandbox holds the command back until released: it has
+		// not run, and does not.
+		killGroup(cmd.Process.Pid)
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("start command: %w", err)
+	}
+	return &bwrapCmd{init: openInit(pid, cmd.Process.Pid)}, nil
 }
 
 // stopRunning kills every command Start started that has not finished: a
@@ -600,7 +661,7 @@ func (s *Sandbox) startLandlock(cmd *exec.Cmd) (*confinedCmd, error) {
 	cmd.Env = setEnv(cmd.Env, "TMPDIR", s.policy.TempDir)
 	cleanup := killSession
 	if ruleset.signalScope {
-		cleanup = func(int) { endDomain() }
+		cleanup = func(int) []int { return endDomain() }
 	}
 	return startOnConfinedThread(cmd, ruleset, s.policy.AllowNetwork, cleanup)
 }

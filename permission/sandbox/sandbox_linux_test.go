@@ -767,3 +767,32 @@ func TestFinishEndsWhatACommandLeaves(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenInit: Finish's hold on a bubblewrap namespace's first process
+// is taken only on bwrap's own child (a PID that names another process
+// is refused), and ending it kills the process and returns once it has
+// exited.
+func TestOpenInit(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	if n := openInit(cmd.Process.Pid, os.Getppid()); n != nil {
+		n.end()
+		t.Fatal("held a process whose parent is not the one given")
+	}
+	n := openInit(cmd.Process.Pid, os.Getpid())
+	if n == nil {
+		t.Skip("no pidfd here")
+	}
+	if note := n.end(); note != "" {
+		t.Errorf("note %q", note)
+	}
+	if state, _, _, ok := procStat(cmd.Process.Pid); !ok || state != 'Z' {
+		t.Errorf("the process has not exited after end: state %q", state)
+	}
+	if note := n.end(); note != "" { // a second end is a no-op
+		t.Errorf("second end: note %q", note)
+	}
+}

@@ -25,13 +25,13 @@ func landlockRuleset([]string, bool) (rulesetFD, error) { return rulesetFD{}, er
 
 type confinedCmd struct{}
 
-func (*confinedCmd) end() {}
+func (*confinedCmd) end() string { return "" }
 
-func startOnConfinedThread(*exec.Cmd, rulesetFD, bool, func(int)) (*confinedCmd, error) {
+func startOnConfinedThread(*exec.Cmd, rulesetFD, bool, func(int) []int) (*confinedCmd, error) {
 	return nil, errNotLinux
 }
 
-func endDomain() {}
+func endDomain() []int { return nil }
 
 func seccompFile() (*os.File, error) { return nil, nil }
 
@@ -40,7 +40,7 @@ func closeInheritedFDs() {}
 // seccompSupported: the socket filter exists on Linux only.
 const seccompSupported = false
 
-func killSession(int) {}
+func killSession(int) []int { return nil }
 
 // gitGuard needs Linux (the scan reads link counts and change times, and
 // only bubblewrap uses it); elsewhere there is none.
@@ -55,3 +55,9 @@ func (*gitGuard) guarantees(context.Context) (bool, bool, []string) {
 }
 
 func killGroup(int) {}
+
+// nsInit needs pidfds; elsewhere bubblewrap is not used.
+type nsInit struct{}
+
+func openInit(int, int) *nsInit { return nil }
+func (*nsInit) end() string     { return "" }
