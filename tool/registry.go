@@ -11,8 +11,9 @@ import (
 // Registry is an ordered set of tools. Order is stable so the tools array in
 // every request is byte-identical (it sits under a prompt-cache breakpoint).
 type Registry struct {
-	tools  []Tool
-	byName map[string]Tool
+	tools    []Tool
+	byName   map[string]Tool
+	deferred deferredSet // deferred_shim: toolsearch's registry replaces it
 }
 
 // NewRegistry returns a registry holding tools, in order.
@@ -48,6 +49,9 @@ func (r *Registry) Remove(names ...string) {
 // Get returns the named tool.
 func (r *Registry) Get(name string) (Tool, bool) {
 	t, ok := r.byName[name]
+	if !ok {
+		t, ok = r.deferred.get(name) // deferred_shim
+	}
 	return t, ok
 }
 

@@ -37,6 +37,10 @@ var rules = []struct {
 	{"permission/verdict", []string{module + "/", "!thirdparty"}},
 	{"permission", []string{module + "/agent", module + "/tool", module + "/llm", module + "/internal", module + "/event"}},
 	{"agent", []string{module + "/internal", module + "/cmd", module + "/llm/"}},
+	// MCP servers as tools: who may start them and whether a call may run
+	// are the caller's (the SDK's) decisions.
+	{"mcp", []string{module + "/agent", module + "/internal", module + "/event", module + "/permission", module + "/session", module + "/llm/"}},
+	{"mcp/mcptest", []string{module + "/"}},
 	{"...", []string{module + "/cmd"}},
 }
 
