@@ -76,7 +76,8 @@ type Options struct {
 	Timeouts Timeouts
 	// OnChange, if set, is called after a server's state or tools change
 	// (it connected, failed, exited, or sent tools/list_changed), with its
-	// name; calls come one at a time, never after Close has returned.
+	// name; calls come one at a time, never after Close has returned, and
+	// after a start before whoever waits for it (a call, Settle) goes on.
 	OnChange func(server string)
 }
 
@@ -200,6 +201,30 @@ func (m *Manager) startLocked(srv *server) {
 	go m.connect(srv, srv.ready)
 }
 
+// Settle waits until no server is starting (each start ends within
+// Timeouts.Start), or until ctx ends.
+func (m *Manager) Settle(ctx context.Context) error {
+	for {
+		m.mu.Lock()
+		var ready chan struct{}
+		for _, n := range m.order {
+			if s := m.servers[n]; s.state == StateConnecting {
+				ready = s.ready
+				break
+			}
+		}
+		m.mu.Unlock()
+		if ready == nil {
+			return nil
+		}
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // Servers lists every server in the order they were added.
 func (m *Manager) Servers() []Status {
 	m.mu.Lock()
@@ -270,12 +295,22 @@ func (m *Manager) connect(srv *server, ready chan struct{}) {
 		if m.spawn == nil {
 			m.spawn = newSpawner()
 		}
-		// Launched under the lock: Close then finds every process.
-		proc, err = startProcess(m.spawn.start, cfg, m.o.Dir, m.o.Environ, m.o.Timeouts.Close)
-		srv.proc = proc
+		sp := m.spawn
 		m.mu.Unlock()
+		// Close waits for this goroutine before it stops the spawner, and
+		// a process started while Close ran is killed right here.
+		proc, err = startProcess(sp.start, cfg, m.o.Dir, m.o.Environ, m.o.Timeouts.Close)
 		if err == nil {
-			transport = &sdk.IOTransport{Reader: proc.stdout, Writer: proc}
+			m.mu.Lock()
+			closing := m.closing
+			srv.proc = proc
+			m.mu.Unlock()
+			if closing {
+				proc.kill()
+				err = errors.New("NovaCode is shutting down")
+			} else {
+				transport = &sdk.IOTransport{Reader: proc.stdout, Writer: proc}
+			}
 		}
 	case TypeHTTP, TypeSSE:
 		auth = &headerTransport{base: m.http.transport, headers: cfg.Headers}
@@ -291,6 +326,20 @@ func (m *Manager) connect(srv *server, ready chan struct{}) {
 		cs    *sdk.ClientSession
 		tools []*Tool
 	)
+	settled := false // under m.mu: the start is over, one way or the other
+	if proc != nil {
+		// A start that times out, or is cut short by Close, ends the
+		// process at once (the SDK would give it the polite close).
+		stop := context.AfterFunc(ctx, func() {
+			m.mu.Lock()
+			kill := !settled
+			m.mu.Unlock()
+			if kill {
+				proc.kill()
+			}
+		})
+		defer stop()
+	}
 	if err == nil {
 		client := sdk.NewClient(&sdk.Implementation{Name: m.o.ClientName, Version: m.o.ClientVersion}, &sdk.ClientOptions{
 			Capabilities: &sdk.ClientCapabilities{}, // no roots: NovaCode offers none
@@ -307,9 +356,15 @@ func (m *Manager) connect(srv *server, ready chan struct{}) {
 			}
 		}
 	}
+	var why string
+	if err != nil {
+		why = m.startError(ctx, srv, err, proc, auth) // may wait a moment: not under the lock
+	}
 	m.mu.Lock()
+	settled = true
 	if err == nil && m.closing {
 		err = errors.New("NovaCode is shutting down")
+		why = err.Error()
 		m.mu.Unlock()
 		_ = cs.Close()
 		m.mu.Lock()
@@ -317,13 +372,13 @@ func (m *Manager) connect(srv *server, ready chan struct{}) {
 	if err != nil {
 		connCancel()
 		srv.state = StateFailed
-		srv.err = m.startError(ctx, srv, err, proc, auth)
+		srv.err = why
 		m.mu.Unlock()
 		if proc != nil {
 			proc.kill()
 		}
-		close(ready)
 		m.notify(srv.Name)
+		close(ready) // after OnChange: a waiter finds the tools where OnChange put them
 		return
 	}
 	srv.state, srv.err, srv.connected = StateConnected, "", true
@@ -339,8 +394,8 @@ func (m *Manager) connect(srv *server, ready chan struct{}) {
 	m.wg.Add(1)
 	go m.watch(srv, cs, proc, closed, connCancel)
 	m.mu.Unlock()
-	close(ready)
 	m.notify(srv.Name)
+	close(ready) // after OnChange: a waiter finds the tools where OnChange put them
 }
 
 // lasting connects its transport with the context of the session (ended
@@ -363,16 +418,7 @@ func (l lasting) Connect(ctx context.Context) (sdk.Connection, error) {
 // model.
 func (m *Manager) startError(ctx context.Context, srv *server, err error, proc *process, auth *headerTransport) string {
 	var b strings.Builder
-	switch {
-	case m.ctx.Err() != nil:
-		b.WriteString("NovaCode was shutting down")
-	case auth != nil && auth.unauthorized.Load():
-		fmt.Fprintf(&b, "%s answered 401 Unauthorized: it needs credentials. NovaCode does not do OAuth; give the server a token in its \"headers\", e.g. \"Authorization\": \"Bearer ${YOUR_TOKEN}\"", srv.Config.URL)
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		fmt.Fprintf(&b, "did not start within %s", m.o.Timeouts.Start)
-	default:
-		b.WriteString(err.Error())
-	}
+	exited, how := false, ""
 	if proc != nil {
 		// The process may be on its way out: give it a moment to be
 		// reaped, so that its exit status and last words are known.
@@ -380,9 +426,21 @@ func (m *Manager) startError(ctx context.Context, srv *server, err error, proc *
 		case <-proc.done:
 		case <-time.After(100 * time.Millisecond):
 		}
-		if ok, how := proc.exited(); ok {
-			fmt.Fprintf(&b, "; the process exited (%s)", how)
-		}
+		exited, how = proc.exited()
+	}
+	switch {
+	case m.ctx.Err() != nil:
+		b.WriteString("NovaCode was shutting down")
+	case auth != nil && auth.unauthorized.Load():
+		fmt.Fprintf(&b, "%s answered 401 Unauthorized: it needs credentials. NovaCode does not do OAuth; give the server a token in its \"headers\", e.g. \"Authorization\": \"Bearer ${YOUR_TOKEN}\"", srv.Config.URL)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		fmt.Fprintf(&b, "did not start within %s", m.o.Timeouts.Start)
+	case exited:
+		fmt.Fprintf(&b, "the process exited (%s) before it finished starting", how)
+	default:
+		b.WriteString(err.Error())
+	}
+	if proc != nil {
 		if s := proc.stderr.String(); s != "" {
 			fmt.Fprintf(&b, "; its standard error ends: %s", oneLine(s))
 		}
@@ -486,6 +544,7 @@ func (m *Manager) toolsChanged(srv *server, cs *sdk.ClientSession) {
 // session returns srv's session for a call: it waits while srv is
 // starting, and restarts it once if it exited.
 func (m *Manager) session(ctx context.Context, srv *server) (*sdk.ClientSession, chan struct{}, error) {
+	restartedHere := false
 	for {
 		m.mu.Lock()
 		switch {
@@ -497,16 +556,18 @@ func (m *Manager) session(ctx context.Context, srv *server) (*sdk.ClientSession,
 			m.mu.Unlock()
 			return cs, closed, nil
 		case srv.state == StateFailed && srv.connected && !srv.restarted:
-			srv.restarted = true
+			srv.restarted, restartedHere = true, true
 			m.startLocked(srv)
 		case srv.state == StateFailed:
 			err := srv.err
-			again := ""
-			if srv.restarted {
-				again = " (it was restarted once already)"
-			}
 			m.mu.Unlock()
-			return nil, nil, fmt.Errorf("MCP server %s is not running%s: %s", srv.Name, again, err)
+			switch {
+			case restartedHere:
+				return nil, nil, fmt.Errorf("MCP server %s had exited, and starting it again failed: %s", srv.Name, err)
+			case srv.restarted:
+				return nil, nil, fmt.Errorf("MCP server %s is not running (it was restarted once already): %s", srv.Name, err)
+			}
+			return nil, nil, fmt.Errorf("MCP server %s is not running: %s", srv.Name, err)
 		case srv.state == StateDisabled:
 			err := srv.err
 			m.mu.Unlock()
