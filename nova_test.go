@@ -16,10 +16,14 @@ import (
 	"github.com/novacode/nova"
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/llm/llmtest"
+	"github.com/novacode/nova/mcp/mcptest"
 	"github.com/novacode/nova/tool"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	mcptest.MainIfServer() // the test binary re-run as an MCP server
+	goleak.VerifyTestMain(m)
+}
 
 // testOptions points a session at srv over the Anthropic protocol, in a
 // fresh workspace and data directory, reading nothing of the machine's

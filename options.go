@@ -9,6 +9,7 @@ import (
 
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/mcp"
 	"github.com/novacode/nova/permission"
 	"github.com/novacode/nova/tool"
 	"github.com/novacode/nova/tool/builtin"
@@ -59,6 +60,35 @@ type Options struct {
 	//
 	//	Tools: append(nova.BuiltinTools(), myTool)
 	Tools []tool.Tool
+
+	// MCPServers are MCP servers to start, by name, in Claude Code's
+	// format (mcp.ServerConfig; ${VAR} expanded with Getenv). The program
+	// chose them: they start without asking anyone.
+	MCPServers map[string]mcp.ServerConfig
+	// MCPConfigFiles are files in .mcp.json's format ({"mcpServers":
+	// {...}}) whose servers start without asking (the CLI's
+	// --mcp-config: the person named them). A file that cannot be read or
+	// parsed fails Open; a bad server in it is left out with a notice.
+	MCPConfigFiles []string
+	// StrictMCPConfig starts only the servers of MCPServers and
+	// MCPConfigFiles: none from the settings files or .mcp.json.
+	StrictMCPConfig bool
+	// MCPToolSearch decides which MCP tools are listed in every request
+	// and which wait behind ToolSearch (found by the model, then called):
+	// "auto" defers them when their schemas would take more than a tenth
+	// of the context window, "always" always, "never" never. Empty: the
+	// settings' mcpToolSearch, else auto.
+	MCPToolSearch string
+	// ApproveMCPServers asks the person about the servers of the project's
+	// .mcp.json that they have not answered for (a repository chose
+	// them): it returns the names approved; the answers are remembered in
+	// the user's settings for this workspace and these definitions. Nil:
+	// nobody is asked, such servers do not start, and Notice says so.
+	ApproveMCPServers func(ctx context.Context, servers []MCPServerInfo) (approved []string, err error)
+	// MCPTimeouts bound MCP servers' starts and tool calls; a zero field
+	// means $MCP_TIMEOUT or $MCP_TOOL_TIMEOUT (milliseconds, read with
+	// Getenv), else 30 s to start and 10 minutes a call.
+	MCPTimeouts mcp.Timeouts
 
 	// PermissionMode is "default", "acceptEdits", "plan" or
 	// "bypassPermissions"; empty means the settings' defaultMode, else

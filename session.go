@@ -50,6 +50,9 @@ type Session struct {
 	id       string
 	spill    string // a temporary spill directory to remove (InMemory)
 	closers  []func()
+	mcp      *mcpSession // nil without MCP servers
+	mcpMode  string      // mcpToolSearch
+	window0  int         // the context window known without asking the endpoint
 
 	// mu guards conv, result, cancel and the agent's model fields; a Send
 	// holds running for its whole run, so two never overlap.
@@ -236,6 +239,20 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	s.system = cmpOr(opts.SystemPrompt, contextinfo.SystemPrompt(s.dir, s.ep.Model, time.Now()))
 	if opts.AppendSystemPrompt != "" {
 		s.system += "\n\n" + opts.AppendSystemPrompt
+	}
+	// MCP servers start in the background; their tools are decided at the
+	// first Send.
+	if s.mcpMode, err = mcpToolSearchMode(opts.MCPToolSearch, settings); err != nil {
+		if opts.MCPToolSearch != "" {
+			return nil, fmt.Errorf("nova: Options.MCPToolSearch: %w", err)
+		}
+		fmt.Fprintf(&s.notice, "nova: warning: the settings' %v; using auto\n", err)
+		s.mcpMode = "auto"
+	}
+	s.window0 = s.knownWindow(info)
+	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
+	if err := s.loadMCP(ctx, ws, files, lookup, a.SpillDir); err != nil {
+		return nil, err
 	}
 	if askSearch && !a.AskWebSearch {
 		if n := printSearchNotice(webSearch, askSearch, s.checker); n != "" {
@@ -430,6 +447,14 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 			}
 			s.hooks.addContext(out.AdditionalContext)
 		}
+		s.freezeMCP()
+		if s.mcp != nil {
+			for _, w := range s.mcp.failures() {
+				if !emit(event.Warning{Turn: s.turns() + 1, Message: w}) {
+					return
+				}
+			}
+		}
 		if err := s.addPrompt(ctx, prompt); err != nil {
 			emit(event.LoopComplete{Reason: event.ReasonError, Error: err.Error()})
 			yield(nil, err)
@@ -541,6 +566,35 @@ func (s *Session) toolInput(id string) []byte {
 	return nil
 }
 
+// turns is the number of model calls so far.
+func (s *Session) turns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conv == nil {
+		return 0
+	}
+	return s.conv.Turns
+}
+
+// freezeMCP decides the MCP tools once, before the first request, and
+// adds the instructions of the servers connected by then to the system
+// prompt.
+func (s *Session) freezeMCP() {
+	if s.mcp == nil {
+		return
+	}
+	instructions := s.mcp.freeze(s.window0, s.mcpMode)
+	if instructions == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.system += "\n\n" + instructions
+	if s.conv != nil {
+		s.conv.System = s.system // a resumed conversation, not yet sent in this session
+	}
+}
+
 // addPrompt starts the conversation with prompt (after the environment and
 // memory files) or adds it to the one going on.
 func (s *Session) addPrompt(ctx context.Context, prompt string) error {
@@ -607,9 +661,10 @@ func (s *Session) Resumable() bool {
 	return s.store != nil && s.conv != nil && len(s.conv.Messages) > 0
 }
 
-// Close ends the session: SessionEnd hooks, then the transcript, sandbox
-// and background lookups are released. A Send still running is cancelled
-// first.
+// Close ends the session: SessionEnd hooks, then the transcript, sandbox,
+// MCP servers (each has half a second to exit once its input is closed,
+// then its process group is killed) and background lookups are released.
+// A Send still running is cancelled first.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	if s.closed {

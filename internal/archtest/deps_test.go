@@ -109,6 +109,24 @@ var depRules = []depRule{
 			{"mvdan.cc/sh/v3/...", "the shell parser comes only with the analyser"},
 		}, heavy...)},
 
+	// MCP servers: their tools are tools; nothing of the loop or the chain.
+	{pkg: "mcp",
+		ours: []reach{
+			{"tool", "a server's tools are tool.Tools, their results tool.Results"},
+			{"llm", "through tool"},
+		},
+		forbid: append([]reach{
+			{"agent", "the loop calls the tools; the package knows nothing of it"},
+			{"permission/...", "whether a server may start (approval, trust) and whether a call may run are the SDK's decisions"},
+			{"internal/...", "a public package"},
+			{"session", "results reach the transcript through the loop"},
+			{"tool/builtin", "the caller registers the tools (and ToolSearch)"},
+		}, heavy...)},
+	{pkg: "mcp/mcptest",
+		forbid: append([]reach{
+			{"...", "test servers on the MCP SDK alone: they stand for programs that know nothing of NovaCode"},
+		}, heavy...)},
+
 	// Persistence.
 	{pkg: "session",
 		ours: []reach{{"llm", "transcripts hold llm messages and usage"}},
@@ -186,6 +204,7 @@ var depRules = []depRule{
 			{"tool", "tools and their environment"},
 			{"tool/builtin", "the built-in tools"},
 			{"tool/web", "WebFetch's page fetching"},
+			{"mcp", "MCP servers' tools, started with the session"},
 			{"permission", "the chain"},
 			{"permission/verdict", "the chain's values"},
 			{"permission/shell", "the chain analyses commands"},

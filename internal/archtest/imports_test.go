@@ -45,6 +45,10 @@ var rules = []struct {
 	// Nothing links a second Bubble Tea, Glamour, Chroma or Bubbles next to
 	// our copies (third_party/*/novacode.upstream): their types would not
 	// mix with the copies'.
+	// MCP servers as tools: who may start them and whether a call may run
+	// are the caller's (the SDK's) decisions.
+	{"mcp", []string{module + "/agent", module + "/internal", module + "/event", module + "/permission", module + "/session", module + "/llm/"}},
+	{"mcp/mcptest", []string{module + "/"}},
 	{"...", []string{module + "/cmd", "charm.land/bubbletea/", "charm.land/glamour/", "charm.land/bubbles/", "github.com/alecthomas/chroma/"}},
 }
 

@@ -43,6 +43,10 @@ type RootOptions struct {
 	TrustWorkspace bool
 	// WebSearch is --web-search: nil when not given.
 	WebSearch *bool
+	// MCPConfig are the --mcp-config files; StrictMCPConfig starts only
+	// their servers.
+	MCPConfig       []string
+	StrictMCPConfig bool
 
 	// Suggest are the subcommands a one-word prompt may be a typo of.
 	Suggest []string
@@ -134,6 +138,8 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 	f.BoolVar(&opts.ExtractMemory, "extract-memory", false, "After a successful run, propose durable facts for the project's NOVA.md and add them")
 	f.StringVar(&opts.Cwd, "cwd", "", "Workspace directory (default: current directory)")
 	f.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "Apply the workspace's own settings that need trust (see nova trust) for this run")
+	f.StringArrayVar(&opts.MCPConfig, "mcp-config", nil, "Start the MCP servers of this file (.mcp.json's format, {\"mcpServers\": {...}}) for this run; repeatable")
+	f.BoolVar(&opts.StrictMCPConfig, "strict-mcp-config", false, "Start only the MCP servers of --mcp-config files, none from the settings or .mcp.json")
 	f.Bool("web-search", false, "Offer the provider's own web search (Anthropic, OpenAI Responses), asking once per session unless a WebSearch rule allows it; without the flag it is offered only where a rule allows it")
 	return cmd
 }
@@ -169,6 +175,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 		Allow: opts.AllowedTools, Deny: opts.DisallowedTools,
 		Continue: opts.Continue, Resume: opts.Resume,
 		TrustWorkspace: opts.TrustWorkspace, WebSearch: opts.WebSearch,
+		MCPConfigFiles: opts.MCPConfig, StrictMCPConfig: opts.StrictMCPConfig,
 		// The interactive UI answers permission requests and questions;
 		// print mode has nobody to ask.
 		Interactive: !opts.Print,

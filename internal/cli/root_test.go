@@ -38,6 +38,11 @@ func TestRootFlags(t *testing.T) {
 				MaxTurns: 2, PermissionMode: "acceptEdits", AllowedTools: []string{"Bash,Read", "Edit"},
 				DisallowedTools: []string{"Write Glob"}, Cwd: "/tmp", Effort: "high", Debug: []string{"permissions"}, TrustWorkspace: true},
 		},
+		{
+			name: "MCP config",
+			args: []string{"-p", "--mcp-config", "a.json", "--mcp-config", "b c.json", "--strict-mcp-config", "x"},
+			want: RootOptions{Print: true, Prompt: "x", OutputFormat: "text", MCPConfig: []string{"a.json", "b c.json"}, StrictMCPConfig: true},
+		},
 		{name: "bad format", args: []string{"-p", "--output-format", "yaml", "x"}, wantErr: `unknown output format "yaml"`},
 		{name: "bad mode", args: []string{"-p", "--permission-mode", "yolo", "x"}, wantErr: `unknown permission mode "yolo"`},
 		{name: "bad debug", args: []string{"-p", "--debug", "everything", "x"}, wantErr: `unknown --debug topic "everything"`},

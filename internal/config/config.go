@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -57,6 +58,23 @@ type Settings struct {
 	// Workspaces is what the person decided about each workspace, by its
 	// Key. Read from the user's file only.
 	Workspaces map[string]WorkspaceRecord `json:"workspaces,omitempty"`
+	// MCPServers are MCP servers, in Claude Code's format: an object of
+	// server definitions by name ({"command", "args", "env"} or {"type":
+	// "http", "url", "headers"}). Each file's servers keep their scope, so
+	// they are read per file (File.Settings), never merged.
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
+	// EnabledMcpjsonServers names servers of the project's .mcp.json that
+	// start without asking; DisabledMcpjsonServers names those that never
+	// start (it wins). Both add up over the files.
+	EnabledMcpjsonServers  []string `json:"enabledMcpjsonServers,omitempty"`
+	DisabledMcpjsonServers []string `json:"disabledMcpjsonServers,omitempty"`
+	// EnableAllProjectMcpServers starts every server of .mcp.json without
+	// asking (but those disabled).
+	EnableAllProjectMcpServers *bool `json:"enableAllProjectMcpServers,omitempty"`
+	// MCPToolSearch decides which MCP tools wait behind ToolSearch: "auto"
+	// (all of them once their schemas would take a tenth of the context
+	// window), "always" or "never".
+	MCPToolSearch *string `json:"mcpToolSearch,omitempty"`
 	// Env is the environment commands get. Only the user's own file sets
 	// it: a project's files (.novacode/settings.json and
 	// settings.local.json, which a repository can ship) could otherwise
@@ -87,6 +105,21 @@ type WorkspaceRecord struct {
 	// workspace: their own choices, which the repository cannot forge, so
 	// they apply whether or not the workspace is trusted.
 	Allow []string `json:"allow,omitempty"`
+	// MCPServers holds the person's answers about the servers of the
+	// workspace's .mcp.json, by name: kept here, where the repository
+	// cannot write, each for the definition it was given for.
+	MCPServers map[string]MCPAnswer `json:"mcpjsonServers,omitempty"`
+}
+
+// MCPAnswer is the person's answer about one server of a project's
+// .mcp.json.
+type MCPAnswer struct {
+	// Approved: start it; otherwise never ask again.
+	Approved bool `json:"approved"`
+	// Hash names the server's definition the answer was given for (its
+	// command, arguments, environment, URL and headers as written); when
+	// the repository changes it, the person is asked again.
+	Hash string `json:"hash,omitempty"`
 }
 
 // Endpoint is one protocol's connection settings.
@@ -240,7 +273,8 @@ func kind(k string) string {
 }
 
 // merge returns base refined by over. User-only settings (Workspaces,
-// Env) are not merged: Workspace.Resolve takes them from the user's file.
+// Env) are not merged: Workspace.Resolve takes them from the user's file;
+// nor is MCPServers, read per file.
 func merge(base, over Settings) Settings {
 	if over.Provider != nil {
 		base.Provider = over.Provider
@@ -296,6 +330,14 @@ func merge(base, over Settings) Settings {
 	if over.WebSearch != nil {
 		base.WebSearch = over.WebSearch
 	}
+	base.EnabledMcpjsonServers = union(base.EnabledMcpjsonServers, over.EnabledMcpjsonServers)
+	base.DisabledMcpjsonServers = union(base.DisabledMcpjsonServers, over.DisabledMcpjsonServers)
+	if over.EnableAllProjectMcpServers != nil {
+		base.EnableAllProjectMcpServers = over.EnableAllProjectMcpServers
+	}
+	if over.MCPToolSearch != nil {
+		base.MCPToolSearch = over.MCPToolSearch
+	}
 	if over.Timeouts != nil {
 		t := Timeouts{}
 		if base.Timeouts != nil {
@@ -310,4 +352,14 @@ func merge(base, over Settings) Settings {
 		base.Timeouts = &t
 	}
 	return base
+}
+
+// union is a with the members of b it lacks, in order.
+func union(a, b []string) []string {
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			a = append(a, x)
+		}
+	}
+	return a
 }

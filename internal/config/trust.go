@@ -100,6 +100,18 @@ type setting struct {
 //     trust itself.
 //   - env: which credentials commands may see; a project could hand them to
 //     the commands its text talks the model into.
+//   - mcpServers: each server is a program to run (or an endpoint to send
+//     headers to); from a project-level file it starts only in a trusted
+//     workspace, whose trust question names each one. (.mcp.json is not a
+//     settings file: the SDK asks about each of its servers.)
+//   - enabledMcpjsonServers, enableAllProjectMcpServers: true: they would
+//     let a repository approve its own .mcp.json; in a project-level file
+//     they count only once the person trusted exactly that. The person's
+//     own answers are kept in their file (workspaces[dir].mcpjsonServers).
+//   - disabledMcpjsonServers, enableAllProjectMcpServers: false: they only
+//     keep servers from starting.
+//   - mcpToolSearch: which MCP tools are listed and which wait behind
+//     ToolSearch; every tool stays callable and asked about the same.
 var classes = map[string]setting{
 	"provider":                          {class: ClassWidening, says: saysProvider},
 	"providers":                         {class: ClassWidening, says: saysProviders},
@@ -119,6 +131,11 @@ var classes = map[string]setting{
 	"permissions.deny":                  {class: ClassNarrowing},
 	"permissions.additionalDirectories": {class: ClassWidening, says: saysDirectories},
 	"permissions.defaultMode":           {class: ClassByValue, widens: modeWidens, says: saysMode},
+	"mcpServers":                        {class: ClassWidening, says: saysMCPServers},
+	"enabledMcpjsonServers":             {class: ClassWidening, says: saysEnabledMcpjson},
+	"disabledMcpjsonServers":            {class: ClassNarrowing},
+	"enableAllProjectMcpServers":        {class: ClassByValue, widens: trueWidens, says: saysEnableAllMcpjson},
+	"mcpToolSearch":                     {class: ClassNeutral},
 	"workspaces":                        {class: ClassUserOnly},
 	"env":                               {class: ClassUserOnly},
 	"$schema":                           {class: ClassNeutral},
@@ -267,6 +284,57 @@ func webSearchWidens(v json.RawMessage, own baseline) bool {
 
 func saysWebSearch(name string, v json.RawMessage, _ baseline) []Widening {
 	return []Widening{{Setting: name, Value: compact(v), Says: "offers the model provider's web search, which you turned off"}}
+}
+
+// trueWidens: a boolean that widens when true (or when it is no boolean).
+func trueWidens(v json.RawMessage, _ baseline) bool {
+	var on bool
+	if err := json.Unmarshal(v, &on); err != nil {
+		return true
+	}
+	return on
+}
+
+func saysMCPServers(name string, v json.RawMessage, _ baseline) []Widening {
+	var defs map[string]json.RawMessage
+	if err := json.Unmarshal(v, &defs); err != nil {
+		return []Widening{{Setting: name, Value: compact(v), Says: "defines MCP servers: programs NovaCode starts, or endpoints it connects to"}}
+	}
+	var out []Widening
+	for _, n := range sortedKeys(defs) {
+		var d struct {
+			Type    string   `json:"type"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+			URL     string   `json:"url"`
+		}
+		_ = json.Unmarshal(defs[n], &d)
+		w := Widening{Setting: name + "." + n, Value: compact(defs[n])}
+		if d.URL != "" && d.Command == "" {
+			w.Says = fmt.Sprintf("connects to the MCP server %s at %s, with the headers it defines", n, d.URL)
+		} else {
+			w.Says = fmt.Sprintf("runs the MCP server %s: %s", n, strings.Join(append([]string{d.Command}, d.Args...), " "))
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func saysEnabledMcpjson(name string, v json.RawMessage, _ baseline) []Widening {
+	var out []Widening
+	eachString(v, func(s, raw string) {
+		if s == "" {
+			s = raw
+		}
+		out = append(out, Widening{Setting: name, Value: raw,
+			Says: fmt.Sprintf("starts the MCP server %s of the project's .mcp.json, whatever it runs, without asking you", s)})
+	})
+	return out
+}
+
+func saysEnableAllMcpjson(name string, v json.RawMessage, _ baseline) []Widening {
+	return []Widening{{Setting: name, Value: compact(v),
+		Says: "starts every MCP server the project's .mcp.json defines, now or after it changes, without asking you"}}
 }
 
 // Widening is one project-level setting that applies only in a trusted

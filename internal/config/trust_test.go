@@ -56,6 +56,8 @@ func TestClassOf(t *testing.T) {
 		"permissions.additionalDirectories": ClassWidening, "permissions.deny": ClassNarrowing,
 		"permissions.ask": ClassNarrowing, "model": ClassNeutral, "sandbox": ClassByValue,
 		"permissions.defaultMode": ClassByValue, "workspaces": ClassUserOnly,
+		"mcpServers": ClassWidening, "enabledMcpjsonServers": ClassWidening, "disabledMcpjsonServers": ClassNarrowing,
+		"enableAllProjectMcpServers": ClassByValue, "mcpToolSearch": ClassNeutral,
 	} {
 		if got, ok := ClassOf(path); !ok || got != want {
 			t.Errorf("ClassOf(%s) = %v, %v; want %v", path, got, ok, want)
@@ -71,12 +73,16 @@ func TestClassOf(t *testing.T) {
 type applied struct {
 	Settings    Settings
 	Permissions map[string][]string
+	MCPServers  []string // each file's, read per file
 }
 
 func appliedOf(s Settings, files []File) applied {
 	a := applied{Settings: s, Permissions: map[string][]string{}}
 	a.Settings.Workspaces = nil
 	for _, f := range files {
+		if len(f.Settings.MCPServers) > 0 {
+			a.MCPServers = append(a.MCPServers, compact(f.Settings.MCPServers))
+		}
 		ms, _ := members(f.Data)
 		for _, m := range ms {
 			if leaf, ok := strings.CutPrefix(m.path, "permissions."); ok && m.exact {
@@ -207,6 +213,25 @@ func TestProjectSettingsBeforeAndAfterTrust(t *testing.T) {
 			want: want{perm("allow", "null"), perm("allow", "null"), nil}},
 		{name: "workspaces is never a project's", project: `{"workspaces":{"/x":{"trusted":true}}}`,
 			want: want{none, none, nil}},
+		{name: "MCP servers", project: `{"mcpServers":{"db":{"command":"pg-mcp"},"web":{"type":"http","url":"https://x"}}}`,
+			want: want{none, with(func(a *applied) {
+				a.MCPServers = []string{`{"db":{"command":"pg-mcp"},"web":{"type":"http","url":"https://x"}}`}
+			}), []string{"mcpServers.db", "mcpServers.web"}}},
+		{name: ".mcp.json servers enabled by the project", project: `{"enabledMcpjsonServers":["db"],"enableAllProjectMcpServers":true}`,
+			want: want{none, with(func(a *applied) {
+				a.Settings.EnabledMcpjsonServers = []string{"db"}
+				a.Settings.EnableAllProjectMcpServers = new(true)
+			}), []string{"enabledMcpjsonServers", "enableAllProjectMcpServers"}}},
+		{name: ".mcp.json servers disabled by the project", user: `{"disabledMcpjsonServers":["a"]}`, project: `{"disabledMcpjsonServers":["db"],"enableAllProjectMcpServers":false,"mcpToolSearch":"always"}`,
+			want: want{with(func(a *applied) {
+				a.Settings.DisabledMcpjsonServers = []string{"a", "db"}
+				a.Settings.EnableAllProjectMcpServers = new(false)
+				a.Settings.MCPToolSearch = ptr("always")
+			}), with(func(a *applied) {
+				a.Settings.DisabledMcpjsonServers = []string{"a", "db"}
+				a.Settings.EnableAllProjectMcpServers = new(false)
+				a.Settings.MCPToolSearch = ptr("always")
+			}), nil}},
 	}
 	for _, tc := range tests {
 		for _, layer := range []string{"project", "local"} {
@@ -306,6 +331,55 @@ func TestWideningSaysWhatItDoes(t *testing.T) {
 		if strings.Contains(x.Value, "sk-theirs") {
 			t.Errorf("an API key is shown: %+v", x)
 		}
+	}
+}
+
+func TestMCPWideningSaysWhatItDoes(t *testing.T) {
+	w := loadWS(t, "", "", `{"mcpServers":{"db":{"command":"npx","args":["-y","pg-mcp","--write"]},"api":{"type":"http","url":"https://mcp.example.com","headers":{"Authorization":"Bearer x"}}},
+		"enabledMcpjsonServers":["github"],"enableAllProjectMcpServers":true}`)
+	var got []string
+	for _, x := range w.Widening {
+		got = append(got, fmt.Sprintf("%s: %s", x.Setting, x.Says))
+	}
+	want := []string{
+		"mcpServers.api: connects to the MCP server api at https://mcp.example.com, with the headers it defines",
+		"mcpServers.db: runs the MCP server db: npx -y pg-mcp --write",
+		"enabledMcpjsonServers: starts the MCP server github of the project's .mcp.json, whatever it runs, without asking you",
+		"enableAllProjectMcpServers: starts every MCP server the project's .mcp.json defines, now or after it changes, without asking you",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
+
+// Answers about .mcp.json servers sit in the workspace's record beside
+// the trust answer and the "allow always" rules; new answers keep the old.
+func TestRememberMCP(t *testing.T) {
+	dir := t.TempDir()
+	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := LoadWorkspace(home, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RememberAllow(w.UserPath, w.Key, []string{"Bash(make)"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RememberMCP(w.UserPath, w.Key, map[string]MCPAnswer{"a": {Approved: true, Hash: "h1"}, "b": {Hash: "h2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RememberMCP(w.UserPath, w.Key, map[string]MCPAnswer{"b": {Approved: true, Hash: "h3"}}); err != nil {
+		t.Fatal(err)
+	}
+	w, err = LoadWorkspace(home, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := WorkspaceRecord{Allow: []string{"Bash(make)"}, MCPServers: map[string]MCPAnswer{"a": {Approved: true, Hash: "h1"}, "b": {Approved: true, Hash: "h3"}}}
+	if diff := cmp.Diff(want, w.Record); diff != "" {
+		t.Fatalf("record (-want +got):\n%s", diff)
 	}
 }
 

@@ -47,6 +47,25 @@ func RememberAllow(userPath, key string, rules []string) error {
 	})
 }
 
+// RememberMCP records in the user's settings file at userPath the
+// person's answers about servers of workspace key's .mcp.json, by name;
+// answers given before for other servers stay.
+func RememberMCP(userPath, key string, answers map[string]MCPAnswer) error {
+	return updateWorkspace(userPath, key, func(rec map[string]json.RawMessage) error {
+		all := map[string]MCPAnswer{}
+		if raw, ok := rec["mcpjsonServers"]; ok {
+			if err := json.Unmarshal(raw, &all); err != nil {
+				return fmt.Errorf("\"mcpjsonServers\" of workspace %s is not an object of answers", key)
+			}
+		}
+		for n, a := range answers {
+			all[n] = a
+		}
+		rec["mcpjsonServers"], _ = json.Marshal(all)
+		return nil
+	})
+}
+
 // updateWorkspace edits the record of workspace key in the user's settings
 // file, keeping everything else: the other members in their order and as
 // written, the other records, fields of the record this version does not

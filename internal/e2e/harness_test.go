@@ -21,11 +21,13 @@ import (
 	"github.com/novacode/nova/event/eventtest"
 	"github.com/novacode/nova/internal/printmode"
 	"github.com/novacode/nova/llm/llmtest"
+	"github.com/novacode/nova/mcp/mcptest"
 )
 
 var novaBin string
 
 func TestMain(m *testing.M) {
+	mcptest.MainIfServer() // this test binary re-run as an MCP server
 	dir, err := os.MkdirTemp("", "nova-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
