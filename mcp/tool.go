@@ -77,21 +77,7 @@ func (t *Tool) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) (too
 func (m *Manager) convert(t *Tool, r *sdk.CallToolResult) tool.Result {
 	var parts []string
 	for _, c := range r.Content {
-		switch c := c.(type) {
-		case *sdk.TextContent:
-			parts = append(parts, c.Text)
-		case *sdk.ImageContent:
-			parts = append(parts, m.saveBinary(t, "image", c.MIMEType, c.Data))
-		case *sdk.AudioContent:
-			parts = append(parts, m.saveBinary(t, "audio", c.MIMEType, c.Data))
-		case *sdk.ResourceLink:
-			parts = append(parts, describeLink(c))
-		case *sdk.EmbeddedResource:
-			parts = append(parts, m.embedded(t, c.Resource))
-		default:
-			b, _ := json.Marshal(c)
-			parts = append(parts, string(b))
-		}
+		parts = append(parts, m.contentText(t.name, c))
 	}
 	if r.StructuredContent != nil {
 		if b, err := json.Marshal(r.StructuredContent); err == nil && !saysJSON(parts, b) {
@@ -140,12 +126,12 @@ func describeLink(l *sdk.ResourceLink) string {
 	return b.String()
 }
 
-func (m *Manager) embedded(t *Tool, r *sdk.ResourceContents) string {
+func (m *Manager) embedded(what string, r *sdk.ResourceContents) string {
 	if r == nil {
 		return "[embedded resource without contents]"
 	}
 	if r.Blob != nil || r.Text == "" && r.MIMEType != "" && !strings.HasPrefix(r.MIMEType, "text/") {
-		return fmt.Sprintf("[resource %s] %s", r.URI, m.saveBinary(t, "resource", r.MIMEType, r.Blob))
+		return fmt.Sprintf("[resource %s] %s", r.URI, m.saveBinary(what, "resource", r.MIMEType, r.Blob))
 	}
 	head := "[resource " + r.URI
 	if r.MIMEType != "" {
@@ -156,8 +142,8 @@ func (m *Manager) embedded(t *Tool, r *sdk.ResourceContents) string {
 
 // saveBinary writes data to the spill directory and describes it: the
 // tool results NovaCode keeps are text, so the model learns what came and
-// where it is.
-func (m *Manager) saveBinary(t *Tool, kind, mimeType string, data []byte) string {
+// where it is. what (the tool or prompt it came from) names the file.
+func (m *Manager) saveBinary(what, kind, mimeType string, data []byte) string {
 	desc := fmt.Sprintf("[%s: %s, %s", kind, cmpOr(mimeType, "unknown type"), size(len(data)))
 	dir := m.o.SpillDir
 	if dir == "" {
@@ -177,7 +163,7 @@ func (m *Manager) saveBinary(t *Tool, kind, mimeType string, data []byte) string
 	case "image/jpeg":
 		ext = ".jpg"
 	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-%d%s", t.name, n, ext))
+	path := filepath.Join(dir, fmt.Sprintf("%s-%d%s", what, n, ext))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return desc + fmt.Sprintf(", not saved: %v]", err)
 	}

@@ -2,7 +2,8 @@
 // Go SDK's server side: one with a tool for every kind of result and
 // failure (text, structured content, an image, a resource link, an error,
 // a crash in the middle of a call, a call never answered, a change of its
-// tool list), and servers that misbehave from the start (garbage on
+// tool list), a text and a binary resource and two prompts, and servers
+// that misbehave from the start (garbage on
 // standard output, a slow start, an exit). A test binary serves them over
 // stdio when re-run with $NOVA_MCPTEST set: call MainIfServer first in
 // TestMain, and point a server definition at Command.
@@ -155,6 +156,14 @@ var PNG = []byte{
 //   - hang: never answers
 //   - grow: adds the tool "extra" and sends tools/list_changed
 //
+// and the resources GreetingURI (text/plain: Greeting) and PixelURI
+// (image/png: PNG), and the prompts
+//
+//   - greet, no arguments: one user message, "Say hello to the user."
+//   - review, arguments file (required) and focus: "Review FILE." or
+//     "Review FILE, focusing on FOCUS.", then the greeting resource
+//     embedded in a second message
+//
 // With garbage, every echo call also writes a line that is not JSON-RPC on
 // standard output.
 func NewServer(garbage bool) *sdk.Server {
@@ -201,7 +210,47 @@ func NewServer(garbage bool) *sdk.Server {
 				})
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "grown"}}}, nil, nil
 		})
+	addResourcesAndPrompts(s)
 	return s
+}
+
+// The resources of NewServer.
+const (
+	GreetingURI = "test://greeting"
+	Greeting    = "Hello from a text resource."
+	PixelURI    = "test://pixel.png"
+)
+
+func addResourcesAndPrompts(s *sdk.Server) {
+	s.AddResource(&sdk.Resource{URI: GreetingURI, Name: "greeting", Description: "A friendly text.", MIMEType: "text/plain"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: GreetingURI, MIMEType: "text/plain", Text: Greeting}}}, nil
+		})
+	s.AddResource(&sdk.Resource{URI: PixelURI, Name: "pixel", Description: "A tiny image.", MIMEType: "image/png"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: PixelURI, MIMEType: "image/png", Blob: PNG}}}, nil
+		})
+	s.AddPrompt(&sdk.Prompt{Name: "greet", Description: "Greets the user."},
+		func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Say hello to the user."}}}}, nil
+		})
+	s.AddPrompt(&sdk.Prompt{Name: "review", Description: "Reviews a file.", Arguments: []*sdk.PromptArgument{
+		{Name: "file", Description: "the file to review", Required: true},
+		{Name: "focus", Description: "what to look at"},
+	}}, func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		args := req.Params.Arguments
+		if args["file"] == "" {
+			return nil, fmt.Errorf("the argument file is required")
+		}
+		text := "Review " + args["file"] + "."
+		if f := args["focus"]; f != "" {
+			text = "Review " + args["file"] + ", focusing on " + f + "."
+		}
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{
+			{Role: "user", Content: &sdk.TextContent{Text: text}},
+			{Role: "user", Content: &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: GreetingURI, MIMEType: "text/plain", Text: Greeting}}},
+		}}, nil
+	})
 }
 
 // ManyServer has n tools, tool000 … , each with a description of about
