@@ -234,35 +234,6 @@ func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []con
 				File: d.Source, Changed: answered})
 		}
 	}
-	if len(pending) > 0 && opts.ApproveMCPServers != nil {
-		yes, err := opts.ApproveMCPServers(ctx, pending)
-		if err != nil {
-			return err
-		}
-		answers := map[string]config.MCPAnswer{}
-		for _, p := range pending {
-			ok := slices.Contains(yes, p.Name)
-			answers[p.Name] = config.MCPAnswer{Approved: ok, Hash: byName[p.Name].written.Hash()}
-			if ok {
-				approved[p.Name] = true
-			} else {
-				disabled[p.Name] = "you declined it"
-			}
-		}
-		if err := config.RememberMCP(ws.UserPath, ws.Key, answers); err != nil {
-			note("your answers about the MCP servers could not be remembered, so you will be asked again: %v", err)
-		}
-		pending = nil
-	}
-	if len(pending) > 0 {
-		var names []string
-		for _, p := range pending {
-			names = append(names, config.Visible(p.Name))
-			disabled[p.Name] = "not approved: run nova (interactive) to approve it, or add it with --mcp-config"
-		}
-		fmt.Fprintf(&s.notice, "nova: .mcp.json defines servers %s that you have not approved; run nova (interactive) to approve them, or add them with --mcp-config\n", strings.Join(names, ", "))
-	}
-
 	timeouts := opts.MCPTimeouts
 	if timeouts.Start == 0 {
 		timeouts.Start = millisFrom(lookup, "MCP_TIMEOUT")
@@ -274,6 +245,15 @@ func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []con
 	m.mgr = mcp.NewManager(mcp.Options{ClientName: "nova", Dir: s.dir, SpillDir: spillDir, Timeouts: timeouts, OnChange: m.changed})
 	s.mcp = m
 	s.closers = append(s.closers, func() { _ = m.mgr.Close() })
+
+	// The servers decided already start now, before the person is asked
+	// about the others: the question does not delay them. Those asked
+	// about wait, disabled, for the answer.
+	waiting := map[string]bool{}
+	var unexpanded map[string]error // pending servers whose ${VAR}s failed
+	for _, p := range pending {
+		waiting[p.Name] = true
+	}
 	for _, name := range order {
 		d := byName[name]
 		if why, ok := disabled[name]; ok {
@@ -282,19 +262,71 @@ func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []con
 			}
 			continue
 		}
-		if d.Scope == mcp.ScopeProject && !approved[name] {
+		if d.Scope == mcp.ScopeProject && !approved[name] && !waiting[name] {
 			continue // cannot happen: every project server is decided above
 		}
 		c, err := mcp.Expand(d.Config, lookup)
+		if err == nil {
+			d.Config = c
+		}
+		if waiting[name] {
+			if err != nil {
+				if unexpanded == nil {
+					unexpanded = map[string]error{}
+				}
+				unexpanded[name] = err
+			}
+			if err := m.mgr.AddDisabled(d.Server, "waiting for your approval"); err != nil {
+				note("%s: %v", cmpOr(d.Source, "Options.MCPServers"), err)
+				delete(waiting, name)
+			}
+			continue
+		}
 		if err != nil {
 			_ = m.mgr.AddDisabled(d.Server, err.Error())
 			note("%s: MCP server %q not started: %v", cmpOr(d.Source, "Options.MCPServers"), name, err)
 			continue
 		}
-		d.Config = c
 		if err := m.mgr.Start(d.Server); err != nil {
 			note("%s: %v", cmpOr(d.Source, "Options.MCPServers"), err)
 		}
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	if opts.ApproveMCPServers == nil {
+		var names []string
+		for _, p := range pending {
+			names = append(names, config.Visible(p.Name))
+			_ = m.mgr.Disable(p.Name, "not approved: run nova (interactive) to approve it, or add it with --mcp-config")
+		}
+		fmt.Fprintf(&s.notice, "nova: .mcp.json defines servers %s that you have not approved; run nova (interactive) to approve them, or add them with --mcp-config\n", strings.Join(names, ", "))
+		return nil
+	}
+	yes, err := opts.ApproveMCPServers(ctx, pending)
+	if err != nil {
+		return err
+	}
+	answers := map[string]config.MCPAnswer{}
+	for _, p := range pending {
+		ok := slices.Contains(yes, p.Name)
+		answers[p.Name] = config.MCPAnswer{Approved: ok, Hash: byName[p.Name].written.Hash()}
+		switch {
+		case !waiting[p.Name]: // not added: noted above
+		case !ok:
+			_ = m.mgr.Disable(p.Name, "you declined it")
+		case unexpanded[p.Name] != nil:
+			err := unexpanded[p.Name]
+			_ = m.mgr.Disable(p.Name, err.Error())
+			note("%s: MCP server %q not started: %v", p.File, p.Name, err)
+		default:
+			if err := m.mgr.Enable(p.Name); err != nil {
+				note("%s: %v", p.File, err)
+			}
+		}
+	}
+	if err := config.RememberMCP(ws.UserPath, ws.Key, answers); err != nil {
+		note("your answers about the MCP servers could not be remembered, so you will be asked again: %v", err)
 	}
 	return nil
 }

@@ -53,6 +53,9 @@ type Session struct {
 	mcp      *mcpSession // nil without MCP servers
 	mcpMode  string      // mcpToolSearch
 	window0  int         // the context window known without asking the endpoint
+	// savedResources counts the binary or long MCP resources saved, for
+	// file names (guarded by mu).
+	savedResources int
 
 	// mu guards conv, result, cancel and the agent's model fields; a Send
 	// holds running for its whole run, so two never overlap.
@@ -447,6 +450,19 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 			}
 			s.hooks.addContext(out.AdditionalContext)
 		}
+		// An MCP prompt command, filled in by its server, and the resources
+		// mentioned: before the tools are decided, so that a server this
+		// waited for has its tools listed.
+		in, err := s.prepareMCP(ctx, prompt)
+		if err != nil {
+			if ctx.Err() != nil {
+				emit(event.LoopComplete{Reason: event.ReasonCancelled})
+				return
+			}
+			emit(event.LoopComplete{Reason: event.ReasonError, Error: err.Error()})
+			yield(nil, err)
+			return
+		}
 		s.freezeMCP()
 		if s.mcp != nil {
 			for _, w := range s.mcp.failures() {
@@ -455,7 +471,12 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 				}
 			}
 		}
-		if err := s.addPrompt(ctx, prompt); err != nil {
+		for _, w := range in.warnings {
+			if !emit(event.Warning{Turn: s.turns() + 1, Message: w}) {
+				return
+			}
+		}
+		if err := s.addPrompt(ctx, in.text, in.attached); err != nil {
 			emit(event.LoopComplete{Reason: event.ReasonError, Error: err.Error()})
 			yield(nil, err)
 			return
@@ -596,27 +617,31 @@ func (s *Session) freezeMCP() {
 }
 
 // addPrompt starts the conversation with prompt (after the environment and
-// memory files) or adds it to the one going on.
-func (s *Session) addPrompt(ctx context.Context, prompt string) error {
+// memory files) or adds it to the one going on; attached (MCP resources)
+// follow the prompt in its message.
+func (s *Session) addPrompt(ctx context.Context, prompt string, attached []llm.Block) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conv != nil {
+	switch {
+	case s.conv != nil:
 		s.conv.AddUser(prompt)
-		return nil
-	}
-	if s.store != nil {
+	case s.store != nil:
 		conv, err := s.store.conversation(ctx, s.data, s.dir, s.system, prompt, !s.opts.NoContext)
 		if err != nil {
 			return err
 		}
 		s.conv = conv
-		return nil
+	default:
+		conv, err := newConversation(ctx, s.id, s.data, s.dir, s.system, prompt, !s.opts.NoContext)
+		if err != nil {
+			return err
+		}
+		s.conv = conv
 	}
-	conv, err := newConversation(ctx, s.id, s.data, s.dir, s.system, prompt, !s.opts.NoContext)
-	if err != nil {
-		return err
+	if len(attached) > 0 {
+		last := &s.conv.Messages[len(s.conv.Messages)-1]
+		last.Content = append(last.Content, attached...)
 	}
-	s.conv = conv
 	return nil
 }
 

@@ -165,6 +165,40 @@ func (m *Manager) AddDisabled(s Server, reason string) error {
 	return m.add(s, StateDisabled, reason)
 }
 
+// Enable starts, in the background, a server added with AddDisabled (the
+// person approved it after it was added).
+func (m *Manager) Enable(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	srv, ok := m.servers[name]
+	switch {
+	case m.closing:
+		return errors.New("the MCP manager is closed")
+	case !ok:
+		return fmt.Errorf("%w: %s", ErrNoServer, name)
+	case srv.state != StateDisabled:
+		return fmt.Errorf("MCP server %s is not disabled but %s", name, srv.state)
+	}
+	m.startLocked(srv)
+	return nil
+}
+
+// Disable gives a server added with AddDisabled a new reason (it was
+// waiting for approval, and the person declined it).
+func (m *Manager) Disable(name, reason string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	srv, ok := m.servers[name]
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: %s", ErrNoServer, name)
+	case srv.state != StateDisabled:
+		return fmt.Errorf("MCP server %s is not disabled but %s", name, srv.state)
+	}
+	srv.err = reason
+	return nil
+}
+
 func (m *Manager) add(s Server, state State, reason string) error {
 	if err := checkName(s.Name); err != nil {
 		return fmt.Errorf("MCP server %q: %v", s.Name, err)
