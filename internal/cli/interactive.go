@@ -65,6 +65,9 @@ func runInteractive(ctx context.Context, opts *RootOptions, s *nova.Session, fir
 			m, err := s.SetModel(ctx, name)
 			return tui.ModelInfo(m), err
 		},
+		MCPServers:   func() []tui.MCPServer { return tuiMCPServers(s) },
+		MCPResources: func(ctx context.Context) ([]tui.MCPResource, error) { return tuiMCPResources(ctx, s) },
+		MCPPrompts:   func(ctx context.Context) ([]tui.MCPPrompt, error) { return tuiMCPPrompts(ctx, s) },
 	}
 	err = tui.Run(ctx, o, opts.IO.In, opts.IO.Out)
 	// The alternate screen is gone: what is printed now stays.

@@ -182,6 +182,7 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	}
 	if !opts.Print {
 		o.Trust = askTrust(opts.IO)
+		o.ApproveMCPServers = askMCPServers(opts.IO)
 	}
 	if slices.Contains(opts.Debug, "permissions") {
 		if opts.Print {

@@ -59,6 +59,7 @@ var builtins = []struct{ name, help string }{
 	{"model", "show the model and the known ones; /model NAME switches to NAME for the rest of the session"},
 	{"plan", "switch to plan mode: read and plan, no edits"},
 	{"permissions", "show the permission mode (shift+tab cycles)"},
+	{"mcp", "list the MCP servers; /mcp NAME shows a server and its tools"},
 	{"resume", "list sessions, or /resume ID to switch to one"},
 	{"rewind", "list turns, or /rewind N to restore files and conversation to before turn N"},
 	{"exit", "quit"},
@@ -197,8 +198,14 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.addText(kindInfo, out)
 	case "exit", "quit":
 		return m.quit()
+	case "mcp":
+		m.mcpCommand(args)
 	default:
 		tmpl, ok := m.o.Commands[name]
+		if !ok && strings.HasPrefix(name, "mcp__") {
+			// An MCP prompt: the Runner (the SDK's Send) fills it in.
+			return m.prompt(text, text)
+		}
 		if !ok {
 			m.addText(kindError, "unknown command /"+name+" (try /help)")
 			return nil
@@ -207,4 +214,73 @@ func (m *Model) slash(text string) tea.Cmd {
 		return m.prompt(p, p)
 	}
 	return nil
+}
+
+// mcpCommand shows the MCP servers (/mcp) or one of them with its tools
+// (/mcp NAME).
+func (m *Model) mcpCommand(name string) {
+	var servers []MCPServer
+	if m.o.MCPServers != nil {
+		servers = m.o.MCPServers()
+	}
+	if len(servers) == 0 {
+		m.addText(kindInfo, "No MCP servers. Define them in .mcp.json, in mcpServers of your settings, or with --mcp-config FILE.")
+		return
+	}
+	if name == "" {
+		var b strings.Builder
+		b.WriteString("MCP servers (/mcp NAME shows one and its tools):")
+		width := 0
+		for _, s := range servers {
+			width = max(width, len([]rune(printable(s.Name))))
+		}
+		for _, s := range servers {
+			fmt.Fprintf(&b, "\n  %-*s  %s", width, printable(s.Name), mcpSummary(s))
+		}
+		m.addText(kindInfo, b.String())
+		return
+	}
+	for _, s := range servers {
+		if s.Name != name {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "MCP server %s · %s", printable(s.Name), mcpSummary(s))
+		fmt.Fprintf(&b, "\n  %s: %s", s.Transport, printable(s.Describe))
+		if s.Source != "" {
+			fmt.Fprintf(&b, "\n  defined in %s (%s)", printable(s.Source), s.Scope)
+		}
+		if s.Warning != "" {
+			fmt.Fprintf(&b, "\n  warning: %s", printable(s.Warning))
+		}
+		if len(s.Tools) > 0 {
+			fmt.Fprintf(&b, "\n  Tools:")
+			for _, t := range s.Tools {
+				b.WriteString("\n    " + printable(t))
+			}
+		}
+		m.addText(kindInfo, b.String())
+		return
+	}
+	names := make([]string, len(servers))
+	for i, s := range servers {
+		names[i] = printable(s.Name)
+	}
+	m.addText(kindError, fmt.Sprintf("/mcp: no MCP server %s (the servers: %s)", printable(name), strings.Join(names, ", ")))
+}
+
+// mcpSummary is a server's line in /mcp: scope, state, tools, error.
+func mcpSummary(s MCPServer) string {
+	parts := []string{s.Scope, s.State}
+	switch n := len(s.Tools); {
+	case n == 1:
+		parts = append(parts, "1 tool")
+	case n > 0 || s.State == "connected":
+		parts = append(parts, fmt.Sprintf("%d tools", n))
+	}
+	line := strings.Join(parts, " · ")
+	if s.Error != "" {
+		line += " — " + printable(s.Error)
+	}
+	return line
 }

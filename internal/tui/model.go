@@ -172,6 +172,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.comp.needList {
 		cmd = tea.Batch(cmd, m.listInBackground())
 	}
+	if m.comp.needMCP {
+		cmd = tea.Batch(cmd, m.askMCP())
+	}
 	return model, cmd
 }
 
@@ -182,6 +185,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case pathsMsg:
 		m.applyPaths(msg)
+		m.resize()
+		return m, nil
+	case mcpMsg:
+		m.applyMCP(msg)
 		m.resize()
 		return m, nil
 	case tea.BackgroundColorMsg:

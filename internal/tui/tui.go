@@ -85,6 +85,45 @@ type Options struct {
 	// the CLI wants the person to know before anything runs (settings of an
 	// untrusted workspace that were left out).
 	Notice string
+	// MCPServers lists the session's MCP servers for /mcp. Optional:
+	// without it /mcp says there are none.
+	MCPServers func() []MCPServer
+	// MCPResources lists the MCP servers' resources, which @ completes
+	// besides paths (@server:uri). It may wait for servers still
+	// starting: the TUI calls it off its goroutine. Optional.
+	MCPResources func(ctx context.Context) ([]MCPResource, error)
+	// MCPPrompts lists the MCP servers' prompts, which / completes besides
+	// the commands; a prompt's command is sent as the prompt, and the
+	// Runner fills it in. Called as MCPResources is. Optional.
+	MCPPrompts func(ctx context.Context) ([]MCPPrompt, error)
+}
+
+// MCPServer is one MCP server for /mcp.
+type MCPServer struct {
+	Name string
+	// Scope is where it is defined (project, user, local, workspace, flag,
+	// sdk) and Source the file.
+	Scope, Source string
+	// Transport is stdio, http or sse; Describe its command line or URL.
+	Transport, Describe string
+	// State is connecting, connected, failed or disabled; Error says why
+	// it failed or is disabled, Warning what went wrong without stopping
+	// it.
+	State, Error, Warning string
+	// Tools are its tools' names.
+	Tools []string
+}
+
+// MCPResource is a resource @ completes, as @Server:URI.
+type MCPResource struct {
+	Server, URI, Name string
+}
+
+// MCPPrompt is an MCP prompt / completes: Name is its command without the
+// slash, Usage its command line, Args whether it takes arguments.
+type MCPPrompt struct {
+	Name, Usage, Description string
+	Args                     bool
 }
 
 // ModelInfo describes a model for /model.
