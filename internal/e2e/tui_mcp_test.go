@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/novacode/nova/llm/llmtest"
 	"github.com/novacode/nova/mcp/mcptest"
@@ -36,9 +37,7 @@ func TestTUIMCPApprovalAndServers(t *testing.T) {
 	s.run("send-keys", "-t", s.name, "Enter")
 	s.waitFor("claude-sonnet-4-5 · default") // the TUI, past the dialog
 
-	s.run("send-keys", "-t", s.name, "-l", "/mcp")
-	s.run("send-keys", "-t", s.name, "Enter")
-	s.waitFor("repo  project · connected · 8 tools")
+	mcpShows(s, "repo  project · connected · 8 tools")
 	s.run("send-keys", "-t", s.name, "-l", "/mcp repo")
 	s.run("send-keys", "-t", s.name, "Enter")
 	scr = s.waitFor("mcp__repo__link")
@@ -66,9 +65,7 @@ func TestTUIMCPApprovalAndServers(t *testing.T) {
 	// Remembered: no dialog, the server starts.
 	s2 := startTUI(t, "mcpapprove2", srv, ws, home, "")
 	s2.waitFor("claude-sonnet-4-5 · default")
-	s2.run("send-keys", "-t", s2.name, "-l", "/mcp")
-	s2.run("send-keys", "-t", s2.name, "Enter")
-	scr = s2.waitFor("repo  project · connected · 8 tools")
+	scr = mcpShows(s2, "repo  project · connected · 8 tools")
 	if strings.Contains(scr, "Start the MCP servers") {
 		t.Errorf("asked again:\n%s", scr)
 	}
@@ -76,6 +73,26 @@ func TestTUIMCPApprovalAndServers(t *testing.T) {
 	s2.run("send-keys", "-t", s2.name, "C-c")
 	s2.waitFor("nova exited 0")
 	groupsGone(t, pidsIn(t, pidFile))
+}
+
+// mcpShows types /mcp until its output shows want: /mcp shows the servers
+// as they are, and a server may still be starting (slowly, under -race).
+func mcpShows(s *tmuxSession, want string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s.run("send-keys", "-t", s.name, "-l", "/mcp")
+		s.run("send-keys", "-t", s.name, "Enter")
+		for range 20 {
+			if scr := s.screen(); strings.Contains(scr, want) {
+				return scr
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("/mcp never showed %q:\n%s", want, s.screen())
+		}
+	}
 }
 
 // Deny all: nothing starts, /mcp says why, and the next session does not
@@ -93,9 +110,7 @@ func TestTUIMCPDenied(t *testing.T) {
 	s.run("send-keys", "-t", s.name, "3")
 	s.run("send-keys", "-t", s.name, "Enter")
 	s.waitFor("claude-sonnet-4-5 · default")
-	s.run("send-keys", "-t", s.name, "-l", "/mcp")
-	s.run("send-keys", "-t", s.name, "Enter")
-	s.waitFor("repo  project · disabled — you declined it")
+	mcpShows(s, "repo  project · disabled — you declined it")
 	s.run("send-keys", "-t", s.name, "C-c")
 	s.run("send-keys", "-t", s.name, "C-c")
 	s.waitFor("nova exited 0")
