@@ -407,6 +407,12 @@ func (s *Session) Model() string {
 // run failed, a final pair carries its error. Stopping the iteration
 // cancels the run (tools stop) and leaves a valid history. One Send runs
 // at a time: a second waits for the first to end.
+//
+// A prompt that begins with an MCP prompt's command,
+// /mcp__<server>__<prompt> args, is that prompt as the server fills it in
+// (MCPPrompts; an error, with nothing sent, when it cannot be); each
+// @server:uri it mentions attaches that MCP resource after the prompt (a
+// warning when it cannot be, and the prompt goes without it).
 func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event, error] {
 	return func(yield func(event.Event, error) bool) {
 		s.running.Lock()

@@ -140,6 +140,9 @@ func (m *Model) slash(text string) tea.Cmd {
 		for _, n := range user {
 			fmt.Fprintf(&b, "\n  /%-12s (user command)", n)
 		}
+		if m.o.MCPPrompts != nil {
+			b.WriteString("\n  /mcp__SERVER__PROMPT args  an MCP server's prompt (type / to list them)")
+		}
 		b.WriteString("\nKeys: enter send · shift+enter newline · esc interrupt · ctrl+o expand · pgup/pgdn scroll · !cmd shell · ctrl+l redraw · ctrl+c clear input, twice quit")
 		m.addText(kindInfo, b.String())
 	case "clear":

@@ -255,6 +255,10 @@ func TestMCPCompletion(t *testing.T) {
 	if got := m.input.Value(); got != "/mcp__everything__args-prompt " {
 		t.Errorf("after tab: %q", got)
 	}
+	submit(m, "/help")
+	if !strings.Contains(lastText(m), "/mcp__SERVER__PROMPT args  an MCP server's prompt (type / to list them)") {
+		t.Errorf("/help:\n%s", lastText(m))
+	}
 	// Not at the start of the input: no commands.
 	m.input.Reset()
 	typeText(m, "see /mc")
