@@ -233,7 +233,7 @@ func ValidMode(mode string) error {
 
 // BuiltinTools returns NovaCode's built-in tools: all of them, or those
 // named (Read, Write, Edit, Bash, Glob, Grep, LS, AskUserQuestion,
-// WebFetch, TodoWrite). An unknown name is an error's worth of surprise,
+// WebFetch, TodoWrite, ExitPlanMode). An unknown name is an error's worth of surprise,
 // so it panics: names are constants in the calling program.
 func BuiltinTools(names ...string) []tool.Tool {
 	all := builtin.All()
