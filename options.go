@@ -179,6 +179,11 @@ type PermissionRequest struct {
 	Reason string
 	// Suggest lists the rules an "always" answer would remember.
 	Suggest []string
+	// Plan, for ExitPlanMode in plan mode, is the plan (Markdown) the model
+	// asks to approve: answer ApprovePlan(ModeAcceptEdits),
+	// ApprovePlan(ModeDefault) or KeepPlanning(feedback). Session.Mode
+	// says the mode once approved.
+	Plan string
 }
 
 // Decision answers a PermissionRequest; see Allow, AllowAlways and Deny.

@@ -273,6 +273,7 @@ func (s *Session) Resume(id string) (*History, error) {
 	s.agent.Recorder = t
 	s.agent.Snapshot = t.Snapshotter(st0.snaps)
 	s.id = id
+	s.plan.setID(id)
 	s.conv = stateConversation(id, s.system, st)
 	return historyOf(st, s.agent.Model, s.windowNow()), nil
 }
