@@ -99,6 +99,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	settings, files := ws.Resolve(trusted)
 	s.settings = settings
 	warnSettings(&s.notice, files)
+	s.notice.WriteString(autoMemoryNotice(settings.AutoMemory))
 	if settings.Env != nil {
 		s.passEnv = settings.Env.Passthrough
 	}
