@@ -140,6 +140,10 @@ func (s *Session) MemoryFiles() ([]MemoryFile, error) {
 	return out, nil
 }
 
+// MemoryPaths are the memory files accepted facts go to: the project's
+// NOVA.md and the user's own (MemoryProposal's Project and User).
+func (s *Session) MemoryPaths() (project, user string) { return s.projectMemory(), s.userMemory() }
+
 // projectMemory is the project's NOVA.md: at the root of the repository
 // holding the workspace, or in the workspace outside one.
 func (s *Session) projectMemory() string {

@@ -24,6 +24,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.perm == nil && m.ques == nil && m.completionKey(s) {
 		return nil
 	}
+	// A memory suggestion, when shown, owns the keys of an empty input.
+	if m.memoryKey(s) {
+		return nil
+	}
 	switch s {
 	case "ctrl+c":
 		now := timeNow()

@@ -108,6 +108,7 @@ func (m *Model) handleEvent(ev event.Event) {
 		m.endStream()
 	case event.LoopComplete:
 		m.endStream()
+		m.memory.lastDone = e.Reason == event.ReasonDone
 		switch e.Reason {
 		case event.ReasonCancelled:
 			m.addText(kindInfo, "Cancelled.")
