@@ -236,6 +236,11 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 		r.settled(cs)
 		return
 	}
+	if isPlan && d.Mode == "" {
+		// An approval that names no mode (a frontend that knows only
+		// allow and deny) still ends plan mode, in the default one.
+		d.Mode = string(verdict.ModeDefault)
+	}
 	if d.Mode != "" && r.a.SetMode != nil {
 		if err := r.a.SetMode(d.Mode); err != nil {
 			r.emit(event.Warning{Turn: r.turn, Message: fmt.Sprintf("could not switch to %s mode: %v", d.Mode, err)})

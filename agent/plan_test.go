@@ -64,6 +64,8 @@ func TestPlanApproval(t *testing.T) {
 			outcome{Modes: []string{"acceptEdits"}, Result: "The user approved your plan"}},
 		{"approve, default", event.DecisionFor(event.ChoiceApproveDefault, ""), nil,
 			outcome{Modes: []string{"default"}, Result: "The user approved your plan"}},
+		{"a plain allow ends plan mode in default", event.Decision{Behavior: event.Allow}, nil,
+			outcome{Modes: []string{"default"}, Result: "The user approved your plan"}},
 		{"keep planning", event.DecisionFor(event.ChoiceKeepPlanning, "split step 1"), nil,
 			outcome{Result: "They said: split step 1", Denied: true, Reason: "the user kept planning: split step 1"}},
 		{"keep planning, always ignored", event.Decision{Behavior: event.Deny, Always: true}, nil,

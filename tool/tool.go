@@ -44,8 +44,9 @@ type Interactive interface {
 // PlanApprover is implemented by a tool whose call asks a person to approve
 // a plan rather than to let the call run (ExitPlanMode). The loop's
 // permission request carries the plan and offers event.PlanChoices; an
-// approval may switch the permission mode (event.Decision.Mode) before the
-// call runs; a run nobody can answer ends with the plan as its final text.
+// approval switches the permission mode (event.Decision.Mode; default when
+// it names none) before the call runs; a run nobody can answer ends with
+// the plan as its final text.
 type PlanApprover interface {
 	// Plan is the plan a call asks to approve, as Markdown.
 	Plan(env *Env, input json.RawMessage) string
