@@ -109,7 +109,6 @@ func (m *Model) applyMemory(msg memoryMsg) {
 		return
 	}
 	st.open = &memorySuggestion{facts: facts, project: msg.p.Project, user: msg.p.User}
-	m.comp.matches = nil // the suggestion owns the arrow keys while the input is empty
 	m.resize()
 }
 
