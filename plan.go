@@ -89,7 +89,7 @@ func (p *planState) file() string {
 	return filepath.Join(p.data, "plans", p.id+".md")
 }
 
-// read returns the plan file's content ("" if there is none), cut to
+// readPlan returns the plan file's content ("" if there is none), cut to
 // maxReminderPlan.
 func readPlan(path string) string {
 	f, err := os.Open(path)
