@@ -179,6 +179,11 @@ type PermissionRequest struct {
 	Reason string
 	// Suggest lists the rules an "always" answer would remember.
 	Suggest []string
+	// Plan, for ExitPlanMode in plan mode, is the plan (Markdown) the model
+	// asks to approve: answer ApprovePlan(ModeAcceptEdits),
+	// ApprovePlan(ModeDefault) or KeepPlanning(feedback). Session.Mode
+	// says the mode once approved.
+	Plan string
 }
 
 // Decision answers a PermissionRequest; see Allow, AllowAlways and Deny.
@@ -233,7 +238,7 @@ func ValidMode(mode string) error {
 
 // BuiltinTools returns NovaCode's built-in tools: all of them, or those
 // named (Read, Write, Edit, Bash, Glob, Grep, LS, AskUserQuestion,
-// WebFetch, TodoWrite). An unknown name is an error's worth of surprise,
+// WebFetch, TodoWrite, ExitPlanMode). An unknown name is an error's worth of surprise,
 // so it panics: names are constants in the calling program.
 func BuiltinTools(names ...string) []tool.Tool {
 	all := builtin.All()

@@ -50,6 +50,7 @@ type Session struct {
 	id       string
 	spill    string // a temporary spill directory to remove (InMemory)
 	closers  []func()
+	plan     *planState
 	mcp      *mcpSession // nil without MCP servers
 	mcpMode  string      // mcpToolSearch
 	window0  int         // the context window known without asking the endpoint
@@ -101,6 +102,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	settings, files := ws.Resolve(trusted)
 	s.settings = settings
 	warnSettings(&s.notice, files)
+	s.notice.WriteString(autoMemoryNotice(settings.AutoMemory))
 	if settings.Env != nil {
 		s.passEnv = settings.Env.Passthrough
 	}
@@ -218,6 +220,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 		SpillDir:       filepath.Join(sideDir, "tool-results"),
 	}
 	a.Hooks.PreSend = append(a.Hooks.PreSend, s.hooks.preSend)
+	s.setupPlan(a)
 	if s.store != nil {
 		a.Recorder = s.store.rec
 		a.Snapshot = s.store.rec.Snapshotter(s.store.snaps)
@@ -549,7 +552,7 @@ func (s *Session) answer(ctx context.Context, e event.Event) bool {
 		if s.opts.Interactive || s.opts.CanUseTool == nil {
 			return true
 		}
-		d := s.opts.CanUseTool(ctx, PermissionRequest{ID: e.ID, Tool: e.Name, Input: e.Input, Reason: e.Reason, Suggest: e.Suggest})
+		d := s.opts.CanUseTool(ctx, PermissionRequest{ID: e.ID, Tool: e.Name, Input: e.Input, Reason: e.Reason, Suggest: e.Suggest, Plan: e.Plan})
 		if d.Behavior != event.Allow {
 			d.Behavior = event.Deny
 		}

@@ -1,15 +1,11 @@
 package nova
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/session"
 )
 
@@ -273,6 +269,7 @@ func (s *Session) Resume(id string) (*History, error) {
 	s.agent.Recorder = t
 	s.agent.Snapshot = t.Snapshotter(st0.snaps)
 	s.id = id
+	s.plan.setID(id)
 	s.conv = stateConversation(id, s.system, st)
 	return historyOf(st, s.agent.Model, s.windowNow()), nil
 }
@@ -296,26 +293,4 @@ func (s *Session) Latest() bool {
 	}
 	latest, err := session.Latest(s.store.dir)
 	return err == nil && latest.ID == s.id
-}
-
-// ExtractMemory proposes durable facts from the conversation and adds them
-// to the project's NOVA.md (at the repository root), returning the facts
-// added and the file. Retries of its model call are reported to onRetry.
-func (s *Session) ExtractMemory(ctx context.Context, onRetry func(event.Retry)) (facts []string, path string, err error) {
-	s.running.Lock()
-	defer s.running.Unlock()
-	if s.conv == nil {
-		return nil, "", nil
-	}
-	root := s.dir
-	for d := s.dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			root = d
-			break
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	return extractMemory(ctx, s.client, s.agent.Model, filepath.Join(root, "NOVA.md"), s.conv.Messages, onRetry)
 }

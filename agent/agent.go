@@ -108,9 +108,16 @@ type Agent struct {
 	// error (the rules could not be kept for next time) becomes a warning
 	// event; the call runs all the same.
 	AllowAlways func(call ToolCall, d verdict.Decision) error
+	// SetMode switches the permission mode when a person's answer asks for
+	// it (event.Decision.Mode: approving a plan switches to acceptEdits or
+	// default), before the call runs. An error becomes a warning event.
+	// nil: such answers switch nothing.
+	SetMode func(mode string) error
 	// NonInteractive turns every "ask" into a denial at once (print mode:
 	// nobody is there to answer), and every question into a result saying
-	// nobody can answer.
+	// nobody can answer. A plan the chain would put to a person
+	// (tool.PlanApprover: ExitPlanMode in plan mode) ends the run instead,
+	// with the plan as its final text.
 	NonInteractive bool
 	// QuestionTimeout is how long a question (AskUserQuestion) waits for an
 	// answer; 0 means five minutes.

@@ -71,6 +71,15 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 		res := tool.Errorf("Permission to use %s was denied: %s Do not retry this call; choose another approach or ask the user.", call.Name, endSentence(dec.Reason))
 		cs.decided, cs.denied, cs.denial = &res, true, denial{reason: dec.Reason}
 	default:
+		if pa, ok := t.(tool.PlanApprover); ok && a.NonInteractive {
+			// Nobody can approve the plan: the run ends with it, once
+			// this turn's other calls are done.
+			res := pa.Unattended()
+			cs.decided = &res
+			plan := pa.Plan(a.Env, call.Input)
+			r.endWith = &plan
+			return cs
+		}
 		if a.NonInteractive {
 			d := denial{reason: dec.Reason, needsApproval: true}
 			how := "Only a person can approve it, in an interactive session."
@@ -176,12 +185,20 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 	if reason == "" {
 		reason = fmt.Sprintf("%s needs your approval", cs.call.Name)
 	}
-	req := event.NewPermissionRequest(event.PermissionRequest{
+	pr := event.PermissionRequest{
 		Turn: r.turn, ID: cs.call.ID, Name: cs.call.Name, Input: cs.call.Input,
 		Reason:  reason,
 		Suggest: cs.decision.Suggest,
-		Choices: []string{"allow_once", "allow_always", "deny"},
-	}, reply)
+		Choices: []string{event.ChoiceAllowOnce, event.ChoiceAllowAlways, event.ChoiceDeny},
+	}
+	pa, isPlan := cs.tool.(tool.PlanApprover)
+	if isPlan {
+		// The person approves the plan, not the call: no rule to
+		// remember, a mode to go on in.
+		pr.Suggest, pr.Choices = nil, event.PlanChoices
+		pr.Plan = pa.Plan(r.a.Env, cs.call.Input)
+	}
+	req := event.NewPermissionRequest(pr, reply)
 	if !r.emit(req) {
 		res := cancelledResult
 		cs.decided = &res
@@ -203,17 +220,33 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 	if d.Behavior != event.Allow {
 		msg := "The user denied this call."
 		reason := "the user denied it"
+		if isPlan {
+			reason = "the user kept planning"
+		}
 		if m := strings.TrimSpace(d.Message); m != "" {
 			msg += " They said: " + endSentence(m)
 			reason += ": " + m
 		}
 		res := tool.Errorf("%s Do not retry it; adjust your approach.", msg)
+		if isPlan {
+			res = pa.KeepPlanning(d.Message)
+		}
 		cs.decided, cs.denied, cs.denial = &res, true, denial{reason: reason}
 		exec.release(cs.task)
 		r.settled(cs)
 		return
 	}
-	if d.Always && r.a.AllowAlways != nil {
+	if isPlan && d.Mode == "" {
+		// An approval that names no mode (a frontend that knows only
+		// allow and deny) still ends plan mode, in the default one.
+		d.Mode = string(verdict.ModeDefault)
+	}
+	if d.Mode != "" && r.a.SetMode != nil {
+		if err := r.a.SetMode(d.Mode); err != nil {
+			r.emit(event.Warning{Turn: r.turn, Message: fmt.Sprintf("could not switch to %s mode: %v", d.Mode, err)})
+		}
+	}
+	if d.Always && !isPlan && r.a.AllowAlways != nil {
 		if err := r.a.AllowAlways(cs.call, cs.decision); err != nil {
 			r.emit(event.Warning{Turn: r.turn, Message: err.Error()})
 		}

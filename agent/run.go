@@ -54,6 +54,9 @@ type run struct {
 	specs    []llm.ToolSpec // the tools array, computed once per run
 	todos    uint64         // version of the task list last reported (reportTodos)
 	search   *llm.WebSearch // the web search offered, once the session decided
+	// endWith, when set, ends the run after this turn's calls with its text
+	// as the final text: a plan nobody could approve.
+	endWith *string
 }
 
 // emit yields e unless the consumer has stopped. A consumer that stops
@@ -264,6 +267,10 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 	if r.stopped {
 		return false
 	}
+	if r.endWith != nil {
+		r.complete(event.ReasonDone, nil)
+		return false
+	}
 	r.emit(event.TurnComplete{Turn: r.turn, StopReason: string(s.end.StopReason)})
 	return !r.stopped
 }
@@ -451,6 +458,9 @@ func (r *run) contextWindow() int {
 }
 
 func (r *run) finalText() string {
+	if r.endWith != nil && *r.endWith != "" {
+		return *r.endWith
+	}
 	for i := len(r.conv.Messages) - 1; i >= 0; i-- {
 		if r.conv.Messages[i].Role == llm.RoleAssistant {
 			return r.conv.Messages[i].Text()

@@ -110,8 +110,13 @@ type Decision struct {
 	// Always asks to remember the allowance: for the rest of the session,
 	// and in the person's own settings file for this workspace.
 	Always bool `json:"always,omitempty"`
-	// Message is passed to the model with a denial.
+	// Message is passed to the model with a denial (for a plan,
+	// keep_planning: the person's feedback).
 	Message string `json:"message,omitempty"`
+	// Mode, with allow, is the permission mode to switch to before the
+	// call runs: approving a plan (ExitPlanMode) is approve_accept_edits,
+	// Mode "acceptEdits", or approve_default, Mode "default".
+	Mode string `json:"mode,omitempty"`
 }
 
 // Decision behaviours.
@@ -119,6 +124,39 @@ const (
 	Allow = "allow"
 	Deny  = "deny"
 )
+
+// The choices a PermissionRequest offers: for a call, allow it once, allow
+// it always (Decision.Always) or deny it; for a plan (ExitPlanMode),
+// approve it and switch to acceptEdits or to default (Decision.Mode), or
+// keep planning (a denial whose Message is the feedback for the model).
+const (
+	ChoiceAllowOnce          = "allow_once"
+	ChoiceAllowAlways        = "allow_always"
+	ChoiceDeny               = "deny"
+	ChoiceApproveAcceptEdits = "approve_accept_edits"
+	ChoiceApproveDefault     = "approve_default"
+	ChoiceKeepPlanning       = "keep_planning"
+)
+
+// PlanChoices are the choices of a plan's PermissionRequest, in order.
+var PlanChoices = []string{ChoiceApproveAcceptEdits, ChoiceApproveDefault, ChoiceKeepPlanning}
+
+// DecisionFor is the Decision that answers a request with one of its
+// choices; message is the note of a denial or the feedback of
+// keep_planning.
+func DecisionFor(choice, message string) Decision {
+	switch choice {
+	case ChoiceAllowOnce:
+		return Decision{Behavior: Allow}
+	case ChoiceAllowAlways:
+		return Decision{Behavior: Allow, Always: true}
+	case ChoiceApproveAcceptEdits:
+		return Decision{Behavior: Allow, Mode: "acceptEdits"}
+	case ChoiceApproveDefault:
+		return Decision{Behavior: Allow, Mode: "default"}
+	}
+	return Decision{Behavior: Deny, Message: message}
+}
 
 // PermissionRequest asks whoever drives the loop whether a call may run. The
 // loop waits until Respond is called or its context ends.
@@ -131,6 +169,9 @@ type PermissionRequest struct {
 	Choices []string        `json:"choices"`
 	// Suggest lists the rules "allow always" would remember.
 	Suggest []string `json:"suggest,omitempty"`
+	// Plan is the plan the model asks the person to approve (ExitPlanMode),
+	// as Markdown; Choices are then PlanChoices.
+	Plan string `json:"plan,omitempty"`
 
 	reply *Reply
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/event/eventtest"
 )
@@ -19,6 +21,8 @@ var samples = []event.Event{
 	event.ToolResult{Turn: 2, ID: "toolu_4", Name: "Bash", Content: "not granted", IsError: true, Denied: true,
 		Reason: "running a command needs approval", NeedsApproval: true, Suggest: []string{"Bash(touch x)"}, SuggestMode: "acceptEdits"},
 	event.NewPermissionRequest(event.PermissionRequest{Turn: 1, ID: "toolu_3", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`), Reason: "runs a command", Choices: []string{"allow_once", "allow_always", "deny"}}, event.NewReply()),
+	event.NewPermissionRequest(event.PermissionRequest{Turn: 2, ID: "toolu_5", Name: "ExitPlanMode", Input: json.RawMessage(`{"plan":"# Plan"}`), Reason: "the plan needs your approval",
+		Choices: event.PlanChoices, Plan: "# Plan\n\n1. Edit a.go"}, event.NewReply()),
 	event.Usage{Turn: 1, Model: "claude-sonnet-4-5", Call: event.TokenCounts{InputTokens: 5}, Total: event.TokenCounts{InputTokens: 5, Estimated: true}, CostUSD: 0.1, ContextWindow: 200000},
 	event.Compact{TokensBefore: 100, TokensAfter: 10, Reason: "auto", BoundaryID: "b1"},
 	event.TurnComplete{Turn: 1, StopReason: "tool_use"},
@@ -74,6 +78,8 @@ func TestSchemaRejectsWrongEvents(t *testing.T) {
 		`{"type":"retry","turn":1,"kind":"overloaded","error":"x","retry":1,"max_retries":4}`,
 		`{"type":"warning","turn":1}`,
 		`{"type":"tool_result","turn":1,"id":"a","name":"b","content":"c","is_error":true,"denied":true,"suggest_mode":"yolo","duration_ms":1}`,
+		`{"type":"permission_request","turn":1,"id":"a","name":"ExitPlanMode","input":{},"reason":"r","choices":["approve"]}`,
+		`{"type":"permission_request","turn":1,"id":"a","name":"ExitPlanMode","input":{},"reason":"r","choices":["keep_planning"],"plan":1}`,
 	} {
 		if err := eventtest.ValidateJSON([]byte(bad)); err == nil {
 			t.Errorf("schema accepted %s", bad)
@@ -88,6 +94,28 @@ func TestRespondOnlyOnce(t *testing.T) {
 	pr.Respond(event.Decision{Behavior: event.Deny}) // ignored, does not block
 	if d := <-reply.C(); d.Behavior != event.Allow {
 		t.Fatalf("decision = %+v", d)
+	}
+}
+
+// Each choice a request offers has its decision: a plan's approvals switch
+// the mode, keep_planning and deny carry the person's words.
+func TestDecisionFor(t *testing.T) {
+	tests := []struct {
+		choice, message string
+		want            event.Decision
+	}{
+		{event.ChoiceAllowOnce, "", event.Decision{Behavior: event.Allow}},
+		{event.ChoiceAllowAlways, "", event.Decision{Behavior: event.Allow, Always: true}},
+		{event.ChoiceDeny, "not that file", event.Decision{Behavior: event.Deny, Message: "not that file"}},
+		{event.ChoiceApproveAcceptEdits, "", event.Decision{Behavior: event.Allow, Mode: "acceptEdits"}},
+		{event.ChoiceApproveDefault, "", event.Decision{Behavior: event.Allow, Mode: "default"}},
+		{event.ChoiceKeepPlanning, "split step 2", event.Decision{Behavior: event.Deny, Message: "split step 2"}},
+		{"something new", "", event.Decision{Behavior: event.Deny}},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, event.DecisionFor(tc.choice, tc.message)); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tc.choice, diff)
+		}
 	}
 }
 

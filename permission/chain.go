@@ -35,6 +35,11 @@ type Config struct {
 	SandboxGap func() string
 	// Log, if set, is told every decision (--debug permissions).
 	Log func(Call, Decision)
+	// PlanFile is the session's plan file (an absolute path, normally
+	// under the data directory): in plan mode the one file Write and Edit
+	// may change, in every mode one Read may read without asking. Empty:
+	// none. SetPlanFile changes it (the session switched).
+	PlanFile string
 }
 
 // Checker is the permission chain of one session. Safe for concurrent use:
@@ -100,6 +105,13 @@ func (c *Checker) Mode() Mode {
 func (c *Checker) SetMode(m Mode) {
 	c.mu.Lock()
 	c.cfg.Mode = m
+	c.mu.Unlock()
+}
+
+// SetPlanFile changes the session's plan file (Config.PlanFile).
+func (c *Checker) SetPlanFile(path string) {
+	c.mu.Lock()
+	c.cfg.PlanFile = path
 	c.mu.Unlock()
 }
 
@@ -234,8 +246,22 @@ func (c *Checker) decide(call Call) Decision {
 	if r, ok := c.match(cfg.Deny, call, s, base, true); ok {
 		return out(Deny, fmt.Sprintf("denied by rule %s", r), r.String())
 	}
+	if call.Tool == ExitPlanModeTool {
+		return c.exitPlanMode()
+	}
 	if s.badInput != "" {
+		if cfg.Mode == ModePlan && !call.ReadOnly {
+			return out(Deny, c.planRefusal(call), "")
+		}
 		return hard(fmt.Sprintf("%s: %s", call.Tool, s.badInput), "")
+	}
+	// Plan mode: the plan file is the one file the model may write, and
+	// nothing else that is not read-only runs, whatever the rules allow.
+	if c.isPlanFile(call, s) {
+		return out(Allow, "the session's plan file", "")
+	}
+	if cfg.Mode == ModePlan && !planReadOnly(call, s) {
+		return out(Deny, c.planRefusal(call), "")
 	}
 	if why := c.unresolvedByDeny(s); why != "" {
 		return hard(why, "")

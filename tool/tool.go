@@ -41,6 +41,23 @@ type Interactive interface {
 	AsksUser() bool
 }
 
+// PlanApprover is implemented by a tool whose call asks a person to approve
+// a plan rather than to let the call run (ExitPlanMode). The loop's
+// permission request carries the plan and offers event.PlanChoices; an
+// approval switches the permission mode (event.Decision.Mode; default when
+// it names none) before the call runs; a run nobody can answer ends with
+// the plan as its final text.
+type PlanApprover interface {
+	// Plan is the plan a call asks to approve, as Markdown.
+	Plan(env *Env, input json.RawMessage) string
+	// KeepPlanning is the call's result when the person does not approve
+	// and wants more planning; feedback is what they said, if anything.
+	KeepPlanning(feedback string) Result
+	// Unattended is the call's result in a run nobody can answer: the run
+	// ends with the plan.
+	Unattended() Result
+}
+
 // Result is what a tool call returns to the model.
 type Result struct {
 	Content string
@@ -79,6 +96,10 @@ type Env struct {
 	// Todos is the session's task list (TodoWrite); nil means it is not
 	// kept.
 	Todos *TodoList
+	// PlanFile, if set, returns the session's plan file (plan mode):
+	// ExitPlanMode reads the plan from it when its call carries none, and
+	// keeps an approved plan there.
+	PlanFile func() string
 }
 
 // PathGuard re-checks, after the open, the file a tool really got: the

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -68,6 +69,18 @@ func runInteractive(ctx context.Context, opts *RootOptions, s *nova.Session, fir
 		MCPServers:   func() []tui.MCPServer { return tuiMCPServers(s) },
 		MCPResources: func(ctx context.Context) ([]tui.MCPResource, error) { return tuiMCPResources(ctx, s) },
 		MCPPrompts:   func(ctx context.Context) ([]tui.MCPPrompt, error) { return tuiMCPPrompts(ctx, s) },
+		WriteMemory:  s.WriteMemory,
+		Memory:       func() (tui.MemoryInfo, error) { return memoryInfo(s) },
+	}
+	if s.AutoMemory() == nova.AutoMemorySuggest {
+		o.ProposeMemory = func(ctx context.Context) (tui.MemoryProposal, error) {
+			p, err := s.ProposeMemory(ctx, nil)
+			if errors.Is(err, nova.ErrRunning) {
+				// The person has moved on to the next prompt.
+				return tui.MemoryProposal{}, nil
+			}
+			return tui.MemoryProposal(p), err
+		}
 	}
 	err = tui.Run(ctx, o, opts.IO.In, opts.IO.Out)
 	// The alternate screen is gone: what is printed now stays.
@@ -75,6 +88,20 @@ func runInteractive(ctx context.Context, opts *RootOptions, s *nova.Session, fir
 		printResumeHint(opts.IO.Out, s, cwdFlag(opts.Cwd, s.Dir()))
 	}
 	return err
+}
+
+// memoryInfo is what /memory shows.
+func memoryInfo(s *nova.Session) (tui.MemoryInfo, error) {
+	files, err := s.MemoryFiles()
+	if err != nil {
+		return tui.MemoryInfo{}, err
+	}
+	info := tui.MemoryInfo{}
+	info.Project, info.User = s.MemoryPaths()
+	for _, f := range files {
+		info.Files = append(info.Files, tui.MemoryFile(f))
+	}
+	return info, nil
 }
 
 func tuiModels(ms []nova.ModelInfo) []tui.ModelInfo {

@@ -224,20 +224,25 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 }
 
 // extractMemory proposes durable facts from the run and adds them to the
-// project's NOVA.md, saying what it added.
+// project's NOVA.md (--extract-memory is the consent), saying what it
+// added.
 func extractMemory(ctx context.Context, s *nova.Session, errOut io.Writer) {
-	facts, path, err := s.ExtractMemory(ctx, func(re event.Retry) {
+	p, err := s.ProposeMemory(ctx, func(re event.Retry) {
 		fmt.Fprintf(errOut, "nova: memory extraction: %s: %s\n", re.Notice(), re.Error)
 	})
 	if err != nil {
 		fmt.Fprintf(errOut, "nova: %v\n", err)
 		return
 	}
-	if len(facts) == 0 {
+	if len(p.Facts) == 0 {
 		return
 	}
-	fmt.Fprintf(errOut, "nova: added to %s:\n", path)
-	for _, f := range facts {
+	if err := s.WriteMemory(p.Project, p.Facts); err != nil {
+		fmt.Fprintf(errOut, "nova: %v\n", err)
+		return
+	}
+	fmt.Fprintf(errOut, "nova: added to %s:\n", p.Project)
+	for _, f := range p.Facts {
 		fmt.Fprintf(errOut, "  - %s\n", f)
 	}
 }

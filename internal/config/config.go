@@ -75,6 +75,10 @@ type Settings struct {
 	// (all of them once their schemas would take a tenth of the context
 	// window), "always" or "never".
 	MCPToolSearch *string `json:"mcpToolSearch,omitempty"`
+	// AutoMemory is "suggest" (the default: when a run ends in the TUI,
+	// durable facts are proposed for a memory file, written only once the
+	// person accepts them) or "off".
+	AutoMemory *string `json:"autoMemory,omitempty"`
 	// Env is the environment commands get. Only the user's own file sets
 	// it: a project's files (.novacode/settings.json and
 	// settings.local.json, which a repository can ship) could otherwise
@@ -337,6 +341,9 @@ func merge(base, over Settings) Settings {
 	}
 	if over.MCPToolSearch != nil {
 		base.MCPToolSearch = over.MCPToolSearch
+	}
+	if over.AutoMemory != nil {
+		base.AutoMemory = over.AutoMemory
 	}
 	if over.Timeouts != nil {
 		t := Timeouts{}

@@ -29,8 +29,8 @@ func TestLayersRefineFieldByField(t *testing.T) {
 	paths := Paths(filepath.Join(dir, "home"), ws)
 	write(t, paths[0], `{"provider":"anthropic","model":"claude-sonnet-4-5",
 		"providers":{"anthropic":{"apiKey":"user-key"},"openai-chat":{"baseURL":"http://localhost:11434/v1"}},
-		"timeouts":{"firstEvent":"30s","idle":"10s"},"prices":{"m1":{"input":1}}}`)
-	write(t, paths[1], `{"model":"claude-opus-4-5","providers":{"anthropic":{"baseURL":"https://proxy.example/anthropic"}},"timeouts":{"idle":5}}`)
+		"timeouts":{"firstEvent":"30s","idle":"10s"},"prices":{"m1":{"input":1}},"autoMemory":"off"}`)
+	write(t, paths[1], `{"autoMemory":"suggest","model":"claude-opus-4-5","providers":{"anthropic":{"baseURL":"https://proxy.example/anthropic"}},"timeouts":{"idle":5}}`)
 	write(t, paths[2], `{"contextWindow":32768,"prices":{"m2":{"output":2}},"thinking":{"effort":"high"}}`)
 	w, err := LoadWorkspace(filepath.Join(dir, "home"), ws)
 	if err != nil {
@@ -50,6 +50,7 @@ func TestLayersRefineFieldByField(t *testing.T) {
 		Prices:        map[string]Price{"m1": {Input: 1}, "m2": {Output: 2}},
 		Thinking:      &Thinking{Effort: "high"},
 		Timeouts:      &Timeouts{FirstEvent: Duration{30 * time.Second}, Idle: Duration{5 * time.Second}},
+		AutoMemory:    ptr("suggest"),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("merged settings (-want +got):\n%s", diff)

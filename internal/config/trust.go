@@ -112,6 +112,8 @@ type setting struct {
 //     keep servers from starting.
 //   - mcpToolSearch: which MCP tools are listed and which wait behind
 //     ToolSearch; every tool stays callable and asked about the same.
+//   - autoMemory: whether the TUI proposes facts for the memory files
+//     when a run ends; nothing is written without the person's consent.
 var classes = map[string]setting{
 	"provider":                          {class: ClassWidening, says: saysProvider},
 	"providers":                         {class: ClassWidening, says: saysProviders},
@@ -136,6 +138,7 @@ var classes = map[string]setting{
 	"disabledMcpjsonServers":            {class: ClassNarrowing},
 	"enableAllProjectMcpServers":        {class: ClassByValue, widens: trueWidens, says: saysEnableAllMcpjson},
 	"mcpToolSearch":                     {class: ClassNeutral},
+	"autoMemory":                        {class: ClassNeutral},
 	"workspaces":                        {class: ClassUserOnly},
 	"env":                               {class: ClassUserOnly},
 	"$schema":                           {class: ClassNeutral},

@@ -57,7 +57,7 @@ func TestClassOf(t *testing.T) {
 		"permissions.ask": ClassNarrowing, "model": ClassNeutral, "sandbox": ClassByValue,
 		"permissions.defaultMode": ClassByValue, "workspaces": ClassUserOnly,
 		"mcpServers": ClassWidening, "enabledMcpjsonServers": ClassWidening, "disabledMcpjsonServers": ClassNarrowing,
-		"enableAllProjectMcpServers": ClassByValue, "mcpToolSearch": ClassNeutral,
+		"enableAllProjectMcpServers": ClassByValue, "mcpToolSearch": ClassNeutral, "autoMemory": ClassNeutral,
 	} {
 		if got, ok := ClassOf(path); !ok || got != want {
 			t.Errorf("ClassOf(%s) = %v, %v; want %v", path, got, ok, want)

@@ -49,6 +49,9 @@ type Extractor struct {
 	// Path is the project memory file to append to, normally
 	// <repo root>/NOVA.md. It need not exist yet.
 	Path string
+	// Known are other memory files (the user's NOVA.md) whose facts are
+	// not proposed again; missing ones are skipped.
+	Known []string
 }
 
 const extractSystem = `You maintain the memory file of a coding agent called NovaCode. You read part of a session and pick out durable facts that will help in future sessions in the same project.
@@ -84,8 +87,8 @@ func (x *Extractor) Propose(ctx context.Context, history []llm.Message) ([]strin
 	prompt.WriteString(text)
 	prompt.WriteString("</transcript>\n\n")
 	if strings.TrimSpace(string(existing)) != "" {
-		fmt.Fprintf(&prompt, "The memory file %s already says:\n\n<memory-file>\n%s\n</memory-file>\n\n",
-			x.Path, cut(string(existing), extractMemoryCap))
+		fmt.Fprintf(&prompt, "The memory files already say:\n\n<memory-file>\n%s\n</memory-file>\n\n",
+			cut(string(existing), extractMemoryCap))
 	}
 	prompt.WriteString(`List at most 5 new durable facts, one per line starting with "- ", or answer NONE.`)
 	req := &llm.Request{
@@ -101,16 +104,27 @@ func (x *Extractor) Propose(ctx context.Context, history []llm.Message) ([]strin
 	return newFacts(parseFacts(answer), existing), nil
 }
 
-// readExisting returns the memory file's content, nil if it does not exist.
+// readExisting returns the content of the memory file and the Known ones,
+// one after the other; nil if none exists.
 func (x *Extractor) readExisting() ([]byte, error) {
-	if x.Path == "" {
-		return nil, nil
+	var out []byte
+	for _, p := range append([]string{x.Path}, x.Known...) {
+		if p == "" {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+			out = append(out, '\n')
+		}
+		out = append(out, data...)
 	}
-	data, err := os.ReadFile(x.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return data, err
+	return out, nil
 }
 
 // collectText runs the request and returns the answer's text.

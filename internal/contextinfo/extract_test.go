@@ -97,7 +97,7 @@ func TestProposeRequest(t *testing.T) {
 		"[user]\n[tool result Bash, error]\n" + result + "\n" +
 		"[user]\nwe always use `go test ./...` here, not make\n" +
 		"</transcript>\n\n" +
-		"The memory file " + path + " already says:\n\n<memory-file>\n# Project\n- Use tabs.\n\n</memory-file>\n\n" +
+		"The memory files already say:\n\n<memory-file>\n# Project\n- Use tabs.\n\n</memory-file>\n\n" +
 		`List at most 5 new durable facts, one per line starting with "- ", or answer NONE.`
 	if d := cmp.Diff(want, req.Messages[0].Text()); d != "" {
 		t.Errorf("prompt (-want +got):\n%s", d)
@@ -152,6 +152,27 @@ func TestProposeFacts(t *testing.T) {
 				t.Errorf("facts (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// Facts the Known files (the user's memory) already hold are not proposed
+// again, and the model sees those files too; a missing one is skipped.
+func TestProposeKnown(t *testing.T) {
+	dir := tempDir(t)
+	project, user := filepath.Join(dir, "NOVA.md"), filepath.Join(dir, "user", "NOVA.md")
+	write(t, project, "- Use tabs.") // no final newline
+	write(t, user, "- Answer in English.\n")
+	fc := &fakeClient{answer: "- use tabs\n- answer in english.\n- Run go vet before committing\n"}
+	x := &Extractor{Client: fc, Model: "m", Path: project, Known: []string{user, filepath.Join(dir, "missing.md")}}
+	got, err := x.Propose(context.Background(), session())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"Run go vet before committing"}, got); d != "" {
+		t.Errorf("facts (-want +got):\n%s", d)
+	}
+	if p := fc.reqs[0].Messages[0].Text(); !strings.Contains(p, "<memory-file>\n- Use tabs.\n- Answer in English.\n") {
+		t.Errorf("the prompt does not show both files:\n%s", p)
 	}
 }
 

@@ -27,9 +27,11 @@ const tuiWidth, tuiHeight = 100, 30
 // startTUI runs nova in a tmux pane against srv, in workspace ws with data
 // directory home; tail is appended to the command line as it is (quoted by
 // the caller). When nova exits the pane says "nova exited CODE" and stays,
-// so what nova printed last can be read.
+// so what nova printed last can be read. The memory suggestion is off
+// (memoryOff) unless home has a settings file already.
 func startTUI(t *testing.T, name string, srv *llmtest.Server, ws, home, tail string) *tmuxSession {
 	t.Helper()
+	memoryOff(t, home)
 	s := &tmuxSession{t: t, name: fmt.Sprintf("nova-e2e-%s-%d", name, os.Getpid())}
 	script := fmt.Sprintf("cd %q && env ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=%s NOVA_HOME=%q OPENAI_API_KEY= OPENAI_BASE_URL= ANTHROPIC_MODEL= NO_COLOR=1 %q %s; echo nova exited $?; sleep 60",
 		ws, srv.URL, home, novaBin, tail)

@@ -45,6 +45,29 @@ func needTmux(t *testing.T) {
 	}
 }
 
+// memoryOff turns the memory suggestion off in the data directory home
+// (unless its settings file exists): after every run the TUI asks the model
+// for facts to remember, and that request would take a scripted turn meant
+// for a test about something else.
+func memoryOff(t *testing.T, home string) {
+	t.Helper()
+	path := filepath.Join(home, "settings.json")
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	if err := os.WriteFile(path, []byte(`{"autoMemory":"off"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// quietHome is a data directory with the memory suggestion off.
+func quietHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	memoryOff(t, home)
+	return home
+}
+
 // waitFor polls the screen until it shows want (a hang guard, not a timing
 // assertion).
 func (s *tmuxSession) waitFor(want string) string {
@@ -86,7 +109,7 @@ func TestTUIInTmux(t *testing.T) {
 	defer srv.Close()
 	s := &tmuxSession{t: t, name: fmt.Sprintf("nova-e2e-%d", os.Getpid())}
 	script := fmt.Sprintf("cd %q && env ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=%s NOVA_HOME=%q OPENAI_API_KEY= ANTHROPIC_MODEL= %q 'list the files'; sleep 30",
-		ws, srv.URL, t.TempDir(), novaBin)
+		ws, srv.URL, quietHome(t), novaBin)
 	s.run("new-session", "-d", "-s", s.name, "-x", "80", "-y", "24", script)
 	defer exec.Command("tmux", "-L", s.name, "kill-server").Run()
 
@@ -141,6 +164,7 @@ func TestTUISessionCommands(t *testing.T) {
 	)
 	defer srv.Close()
 	s := &tmuxSession{t: t, name: fmt.Sprintf("nova-e2e-s-%d", os.Getpid())}
+	memoryOff(t, home)
 	script := fmt.Sprintf("cd %q && env ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=%s NOVA_HOME=%q OPENAI_API_KEY= ANTHROPIC_MODEL= %q --permission-mode acceptEdits 'rewrite notes'; sleep 30",
 		ws, srv.URL, home, novaBin)
 	s.run("new-session", "-d", "-s", s.name, "-x", "100", "-y", "30", script)
@@ -251,7 +275,7 @@ func TestTUIIdleWritesNothing(t *testing.T) {
 	defer srv.Close()
 	s := &tmuxSession{t: t, name: fmt.Sprintf("nova-e2e-idle-%d", os.Getpid())}
 	script := fmt.Sprintf("cd %q && env ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=%s NOVA_HOME=%q OPENAI_API_KEY= ANTHROPIC_MODEL= %q 'say done'; sleep 30",
-		t.TempDir(), srv.URL, t.TempDir(), novaBin)
+		t.TempDir(), srv.URL, quietHome(t), novaBin)
 	s.run("new-session", "-d", "-s", s.name, "-x", "80", "-y", "24", script)
 	defer exec.Command("tmux", "-L", s.name, "kill-server").Run()
 	s.waitFor("Done with that.")

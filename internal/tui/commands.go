@@ -60,6 +60,7 @@ var builtins = []struct{ name, help string }{
 	{"plan", "switch to plan mode: read and plan, no edits"},
 	{"permissions", "show the permission mode (shift+tab cycles)"},
 	{"mcp", "list the MCP servers; /mcp NAME shows a server and its tools"},
+	{"memory", "show the memory files the model reads, and where facts you accept go"},
 	{"resume", "list sessions, or /resume ID to switch to one"},
 	{"rewind", "list turns, or /rewind N to restore files and conversation to before turn N"},
 	{"exit", "quit"},
@@ -181,6 +182,8 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.addText(kindInfo, "Permission mode: "+m.mode)
 	case "permissions":
 		m.addText(kindInfo, "Permission mode: "+m.mode)
+	case "memory":
+		m.memoryCommand()
 	case "resume", "rewind":
 		if m.o.Session == nil {
 			m.addText(kindError, "/"+name+" is not available")

@@ -24,6 +24,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.perm == nil && m.ques == nil && m.completionKey(s) {
 		return nil
 	}
+	// A memory suggestion, when shown, owns the keys of an empty input.
+	if m.memoryKey(s) {
+		return nil
+	}
 	switch s {
 	case "ctrl+c":
 		now := timeNow()
@@ -149,23 +153,20 @@ func (m *Model) questionView() string {
 // whether the key was consumed.
 func (m *Model) permKey(s string) (done bool, cmd tea.Cmd) {
 	empty := m.input.Value() == ""
+	n := len(m.permChoices())
 	switch {
 	case s == "up":
-		m.permSel = (m.permSel + 2) % 3
+		m.permSel = (m.permSel + n - 1) % n
 	case s == "down" || s == "tab":
-		m.permSel = (m.permSel + 1) % 3
-	case empty && (s == "1" || s == "2" || s == "3"):
+		m.permSel = (m.permSel + 1) % n
+	case empty && len(s) == 1 && s[0] >= '1' && int(s[0]-'1') < n:
 		m.permSel = int(s[0] - '1')
 	case s == "enter":
-		d := event.Decision{Behavior: event.Allow}
-		switch m.permSel {
-		case 1:
-			d.Always = true
-		case 2:
-			d = event.Decision{Behavior: event.Deny, Message: strings.TrimSpace(m.input.Value())}
-			m.input.Reset()
-		}
+		d := m.permDecision()
 		m.perm.Respond(d)
+		if isPlan(m.perm) {
+			m.planAnswered(d)
+		}
 		m.answered(m.perm.ID, d.Behavior == event.Allow)
 		m.perm, m.permSel = nil, 0
 		return true, m.startTicking() // an allowed call's clock runs again
@@ -201,6 +202,9 @@ func (m *Model) browseHistory(up bool) bool {
 
 // dialog renders the permission dialog.
 func (m *Model) dialog() string {
+	if isPlan(m.perm) {
+		return m.planDialog()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Allow %s(%s)?", m.perm.Name, keyArg(m.perm.Input))
 	if m.perm.Reason != "" {

@@ -91,6 +91,8 @@ type Model struct {
 	usage   event.Usage
 	hint    string
 	ctrlCAt time.Time
+
+	memory memoryState // a suggestion of facts to remember, when a run has ended
 }
 
 // New builds the model. Call Close when the program has ended (Run does).
@@ -230,6 +232,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// against the new window until the next call reports.
 		m.usage.ContextWindow = msg.info.ContextWindow
 		m.addText(kindInfo, "Model: "+describeModel(msg.info)+" — from the next prompt on")
+		return m, nil
+	case memoryMsg:
+		m.applyMemory(msg)
 		return m, nil
 	case compactMsg:
 		if msg.err != nil {

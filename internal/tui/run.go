@@ -160,7 +160,7 @@ func (m *Model) finishRun() tea.Cmd {
 		m.queued = m.queued[1:]
 		return m.start(next)
 	}
-	return releaseMemory
+	return tea.Batch(releaseMemory, m.proposeMemory())
 }
 
 // releaseMemory runs when a run ends and the TUI waits for the user: the

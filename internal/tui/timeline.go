@@ -64,6 +64,9 @@ func (m *Model) handleEvent(ev event.Event) {
 		b.result, b.isError, b.denied, b.cancelled = e.Content, e.IsError, e.Denied, e.Cancelled
 	case *event.PermissionRequest:
 		m.endStream()
+		if isPlan(e) {
+			m.showPlan(e)
+		}
 		m.awaiting(e.ID)
 		m.perm, m.permSel = e, 0
 		m.comp.matches = nil // the dialog owns the arrow keys now
@@ -105,6 +108,7 @@ func (m *Model) handleEvent(ev event.Event) {
 		m.endStream()
 	case event.LoopComplete:
 		m.endStream()
+		m.memory.lastDone = e.Reason == event.ReasonDone
 		switch e.Reason {
 		case event.ReasonCancelled:
 			m.addText(kindInfo, "Cancelled.")

@@ -85,6 +85,16 @@ type Options struct {
 	// the CLI wants the person to know before anything runs (settings of an
 	// untrusted workspace that were left out).
 	Notice string
+	// ProposeMemory proposes durable facts from the conversation; the TUI
+	// calls it off its goroutine when a run the model finished has ended,
+	// and shows what it proposes as a suggestion. Nil: no suggestions
+	// (autoMemory off).
+	ProposeMemory func(ctx context.Context) (MemoryProposal, error)
+	// WriteMemory writes the facts the person accepted to path, the
+	// proposal's Project or User file. Required with ProposeMemory.
+	WriteMemory func(path string, facts []string) error
+	// Memory is what /memory shows. Optional.
+	Memory func() (MemoryInfo, error)
 	// MCPServers lists the session's MCP servers for /mcp. Optional:
 	// without it /mcp says there are none.
 	MCPServers func() []MCPServer

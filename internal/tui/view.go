@@ -21,7 +21,7 @@ func (m *Model) timelineHeight() int {
 }
 
 func (m *Model) bottomHeight() int {
-	h := m.todos.lines(m.r, m.width)
+	h := m.todos.lines(m.r, m.width) + m.memoryLines()
 	if n := len(m.comp.matches); n > 0 {
 		return h + n + m.input.Height()
 	}
@@ -81,6 +81,10 @@ func (m *Model) Screen() string {
 		b.WriteByte('\n')
 	}
 	if v := m.todos.render(m.r, m.width); v != "" {
+		b.WriteString(v)
+		b.WriteByte('\n')
+	}
+	if v := m.memoryPanel(); v != "" {
 		b.WriteString(v)
 		b.WriteByte('\n')
 	}

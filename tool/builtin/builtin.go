@@ -1,5 +1,6 @@
 // Package builtin holds NovaCode's built-in tools: Read, Write, Edit, Bash,
-// Glob, Grep, LS, AskUserQuestion, WebFetch and TodoWrite (All), and
+// Glob, Grep, LS, AskUserQuestion, WebFetch, TodoWrite and ExitPlanMode
+// (All), and
 // ToolSearch, which finds a registry's deferred tools (NewToolSearch). Their names, input fields and output formats follow the
 // conventions of Claude Code's tools, which current models are trained on:
 // a model that already knows how to call them makes fewer mistakes.
@@ -36,6 +37,7 @@ func All() []tool.Tool {
 		NewAskUserQuestion(),
 		NewWebFetch(),
 		NewTodoWrite(),
+		NewExitPlanMode(),
 	}
 }
 

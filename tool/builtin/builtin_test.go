@@ -133,12 +133,12 @@ func TestAllOrderAndSafety(t *testing.T) {
 		names = append(names, tl.Name())
 		safe[tl.Name()] = tl.ReadOnly()
 	}
-	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "AskUserQuestion", "WebFetch", "TodoWrite"}
+	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "AskUserQuestion", "WebFetch", "TodoWrite", "ExitPlanMode"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tool order (-want +got):\n%s", diff)
 	}
 	wantSafe := map[string]bool{"Bash": false, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": false, "Write": false, "AskUserQuestion": true,
-		"WebFetch": false, "TodoWrite": true}
+		"WebFetch": false, "TodoWrite": true, "ExitPlanMode": false}
 	if diff := cmp.Diff(wantSafe, safe); diff != "" {
 		t.Errorf("read-only tools (-want +got):\n%s", diff)
 	}
@@ -165,6 +165,7 @@ func TestSchemas(t *testing.T) {
 		{"Write", []string{"file_path", "content"}, []string{"content", "file_path"}},
 		{"WebFetch", []string{"url", "prompt"}, []string{"prompt", "url"}},
 		{"TodoWrite", []string{"todos"}, []string{"todos"}},
+		{"ExitPlanMode", []string{"plan"}, []string{"plan"}},
 	}
 	tools := map[string]tool.Tool{}
 	for _, tl := range All() {

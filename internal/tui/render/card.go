@@ -135,6 +135,10 @@ func keyArg(name string, input json.RawMessage, workDir string, avail int) strin
 		if s, ok := todoSummary(input); ok {
 			return truncate(s, avail)
 		}
+	case "ExitPlanMode":
+		// The plan is shown whole beside the dialog; its title names it.
+		first, _, _ := strings.Cut(strings.TrimSpace(str("plan")), "\n")
+		return truncate(strings.TrimSpace(strings.TrimLeft(first, "#")), avail)
 	case "WebSearch":
 		if q := str("query"); q != "" {
 			return truncate(fmt.Sprintf("%q", oneLine(q)), avail)
