@@ -66,6 +66,12 @@ type Decision struct {
 	// (Write or Edit in the workspace); "" if no such mode helps.
 	SuggestMode  Mode `json:"-"`
 	ModeSuffices bool `json:"-"`
+	// Input, when set, is the input the call runs with instead of the
+	// model's own: a PreToolUse hook's updatedInput, which this decision
+	// is about (the chain checked it, not the model's). The loop
+	// validates it against the tool's schema before anything runs; the
+	// model's tool_use block in history stays as the model sent it.
+	Input json.RawMessage `json:"-"`
 }
 
 // Lift says what would allow a call this decision asks about in a run that
@@ -83,6 +89,9 @@ func (d Decision) Lift() (rules []string, mode Mode, ok bool) {
 
 // Call is what a checker looks at.
 type Call struct {
+	// ID is the tool call's id, when the caller has one (hooks are told
+	// it); the chain does not look at it.
+	ID    string
 	Tool  string
 	Input json.RawMessage
 	// ReadOnly is the tool's own claim that it changes nothing.
