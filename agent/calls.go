@@ -197,7 +197,7 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 		Turn: r.turn, ID: cs.call.ID, Name: cs.call.Name, Input: cs.call.Input,
 		Reason:      reason,
 		Suggest:     cs.decision.Suggest,
-		NeedsPerson: cs.decision.NeedsPerson,
+		NeedsPerson: cs.decision.NeedsPerson || cs.decision.Hard,
 		Choices:     []string{"allow_once", "allow_always", "deny"},
 	}, reply)
 	if !r.emit(req) {

@@ -136,9 +136,11 @@ type PermissionRequest struct {
 	Choices []string        `json:"choices"`
 	// Suggest lists the rules "allow always" would remember.
 	Suggest []string `json:"suggest,omitempty"`
-	// NeedsPerson says only a person may allow the call: a hard check
-	// (a dangerous command, a protected path) or an ask rule asks, and
-	// no rule, mode or hook's allow would lift it.
+	// NeedsPerson says only a person may allow the call now: a hard check
+	// (a dangerous command, a protected or secret path, a place outside
+	// the workspace) or an ask rule asks, and no mode or hook's allow
+	// lifts it (for a file tool's secret or outside path, a rule naming
+	// the very path would, next time).
 	NeedsPerson bool `json:"needs_person,omitempty"`
 
 	reply *Reply

@@ -60,6 +60,11 @@ type Decision struct {
 	// but a run that cannot ask (print mode) must not offer them as the way
 	// to allow the call: only a person's answer can.
 	NeedsPerson bool `json:"-"`
+	// Hard marks an "ask" of a hard check that a rule naming the very
+	// path may still lift (a file tool's secret read or write outside the
+	// workspace), where NeedsPerson is false. Like NeedsPerson, no mode
+	// and no hook's "allow" lifts it.
+	Hard bool `json:"-"`
 	// SuggestMode is a permission mode narrower than bypassPermissions the
 	// call needs besides the rules of Suggest (a command that writes files
 	// in the workspace: acceptEdits), or instead of them when ModeSuffices
