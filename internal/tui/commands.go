@@ -59,6 +59,7 @@ var builtins = []struct{ name, help string }{
 	{"model", "show the model and the known ones; /model NAME switches to NAME for the rest of the session"},
 	{"plan", "switch to plan mode: read and plan, no edits"},
 	{"permissions", "show the permission mode (shift+tab cycles)"},
+	{"hooks", "list the hooks in effect and the settings file of each"},
 	{"resume", "list sessions, or /resume ID to switch to one"},
 	{"rewind", "list turns, or /rewind N to restore files and conversation to before turn N"},
 	{"exit", "quit"},
@@ -177,6 +178,12 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.addText(kindInfo, "Permission mode: "+m.mode)
 	case "permissions":
 		m.addText(kindInfo, "Permission mode: "+m.mode)
+	case "hooks":
+		if m.o.Hooks == nil {
+			m.addText(kindError, "/hooks is not available")
+			return nil
+		}
+		m.addText(kindInfo, m.o.Hooks())
 	case "resume", "rewind":
 		if m.o.Session == nil {
 			m.addText(kindError, "/"+name+" is not available")
