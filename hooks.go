@@ -347,6 +347,18 @@ func newHookRunner(h Hooks, base func() HookInput) (*hookRunner, error) {
 	return r, nil
 }
 
+// call runs the hook; a Go function that panics fails like one that
+// returns an error (on a goroutine of its own, a panic would end the
+// program).
+func (e hookEntry) call(ctx context.Context, in HookInput) (out HookOutput, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = HookOutput{}, fmt.Errorf("panicked: %v", p)
+		}
+	}()
+	return e.run(ctx, in)
+}
+
 // wholeNameMatcher is a Go ToolHook's matcher: a regular expression that
 // must match the whole name.
 func wholeNameMatcher(m string) (func(string) bool, error) {
@@ -397,11 +409,11 @@ func (r *hookRunner) fire(ctx context.Context, event, value string, in HookInput
 	outs := make([]HookOutput, len(entries))
 	errs := make([]error, len(entries))
 	if len(entries) == 1 {
-		outs[0], errs[0] = entries[0].run(ctx, in)
+		outs[0], errs[0] = entries[0].call(ctx, in)
 	} else {
 		var wg sync.WaitGroup
 		for i, e := range entries {
-			wg.Go(func() { outs[i], errs[i] = e.run(ctx, in) })
+			wg.Go(func() { outs[i], errs[i] = e.call(ctx, in) })
 		}
 		wg.Wait()
 	}

@@ -1231,3 +1231,28 @@ func TestCommandHookExitStatusOtherEvents(t *testing.T) {
 		t.Errorf("warnings %q", w)
 	}
 }
+
+// A Go hook that panics is reported like one that fails; the others'
+// answers count.
+func TestPanickingGoHook(t *testing.T) {
+	srv := llmtest.NewServer(call("r1", "Read", `{"file_path":"notes.txt"}`), text("ok"))
+	defer srv.Close()
+	o := testOptions(t, srv)
+	writeFile(t, filepath.Join(o.Dir, "notes.txt"), "n")
+	o.Hooks.PreToolUse = []nova.ToolHook{
+		{Run: func(context.Context, nova.HookInput) (nova.HookOutput, error) { panic("boom") }},
+		{Run: func(context.Context, nova.HookInput) (nova.HookOutput, error) {
+			return nova.HookOutput{PermissionDecision: "deny", Reason: "second says no"}, nil
+		}},
+	}
+	evs, err := hsend(t, open(t, o), "read", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := toolResults(evs)["r1"]; !r.Denied || !strings.Contains(r.Content, "second says no") {
+		t.Errorf("result %+v", r)
+	}
+	if w := warnings(evs); len(w) != 1 || w[0] != "PreToolUse hook 1 failed: panicked: boom" {
+		t.Errorf("warnings %q", w)
+	}
+}
