@@ -44,8 +44,10 @@
 // Result.Denied lists them.
 //
 // Hooks runs Go functions at the events Claude Code's hooks know
-// (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop,
-// SessionEnd), with the same inputs and answers.
+// (SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest,
+// PostToolUse, PostToolUseFailure, Notification, Stop, PreCompact,
+// SessionEnd), with the same inputs and answers, beside the command hooks
+// of the settings files (Session.Hooks lists them all).
 //
 // Call InitProcess first in main if the program runs commands under the
 // OS sandbox and may have inherited open files it must not pass on.

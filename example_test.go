@@ -146,7 +146,7 @@ func Example_hook() {
 	fmt.Println(res.Text)
 	fmt.Println("model told:", strings.Contains(string(srv.Requests()[len(srv.Requests())-1].Body), "no network access in CI"))
 	// Output:
-	// blocked by a hook: no network access in CI
+	// blocked by a PreToolUse hook: no network access in CI
 	// The network is off limits; I will work offline.
 	// model told: true
 }

@@ -47,16 +47,6 @@ func lastUserBlocks(t *testing.T, r llmtest.Request) []string {
 	return out
 }
 
-func warnings(evs []event.Event) []string {
-	var out []string
-	for _, e := range evs {
-		if w, ok := e.(event.Warning); ok {
-			out = append(out, w.Message)
-		}
-	}
-	return out
-}
-
 // mcpSession opens an in-memory session with the mcptest server "t",
 // without the preamble, and waits for the server.
 func mcpSession(t *testing.T, srv *llmtest.Server) *nova.Session {

@@ -58,6 +58,10 @@ type Session struct {
 	// file names (guarded by mu).
 	savedResources int
 
+	// withheldHooks are the workspace's own hooks, left out until it is
+	// trusted.
+	withheldHooks []HookInfo
+
 	// mu guards conv, result, cancel and the agent's model fields; a Send
 	// holds running for its whole run, so two never overlap.
 	mu      sync.Mutex
@@ -191,6 +195,13 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	if err != nil {
 		return nil, err
 	}
+	s.closers = append(s.closers, s.hooks.close)
+	// Read once: a settings file changed during the session (by the model
+	// or anyone) changes the hooks of the next session, not this one's.
+	s.hooks.commandHooks(files, s.dir, &s.notice)
+	if !trusted {
+		s.withheldHooks = withheldHooks(ws)
+	}
 	env := &tool.Env{Dir: s.dir, Files: tool.NewFileState(), PassEnv: s.passEnv,
 		Web: s.checker, Todos: new(tool.TodoList),
 		AskModel: askModel(s.sideClient, smallModel(s.ep)),
@@ -202,7 +213,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 		env.Sandbox = s.sandbox
 	}
 	var checker agent.PermissionChecker = s.checker
-	if len(opts.Hooks.PreToolUse) > 0 {
+	if s.hooks.has(HookPreToolUse) {
 		checker = hookChecker{inner: s.checker, hooks: s.hooks, ctx: s.currentCtx}
 	}
 	a := &agent.Agent{
@@ -219,8 +230,11 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 		AskWebSearch:   askSearch && (opts.Interactive || opts.CanUseTool != nil),
 		SpillDir:       filepath.Join(sideDir, "tool-results"),
 	}
+	a.Hooks.TurnStart = append(a.Hooks.TurnStart, s.hooks.turnStart)
 	a.Hooks.PreSend = append(a.Hooks.PreSend, s.hooks.preSend)
 	s.setupPlan(a)
+	a.Hooks.PreCompact = append(a.Hooks.PreCompact, s.hooks.preCompact)
+	a.Hooks.PostCompact = append(a.Hooks.PostCompact, s.hooks.postCompact)
 	if s.store != nil {
 		a.Recorder = s.store.rec
 		a.Snapshot = s.store.rec.Snapshotter(s.store.snaps)
@@ -275,11 +289,9 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	if s.store != nil && s.store.resumed {
 		source2 = "resume"
 	}
-	if len(opts.Hooks.SessionStart) > 0 {
-		in := s.hookBase()
-		in.Source = source2
-		out := s.hooks.run(ctx, HookSessionStart, opts.Hooks.SessionStart, in)
-		s.hooks.addContext(out.AdditionalContext)
+	s.sessionStart(ctx, source2)
+	for _, w := range s.hooks.takeWarnings() {
+		fmt.Fprintf(&s.notice, "nova: warning: %s\n", w)
 	}
 	return s, nil
 }
@@ -351,6 +363,15 @@ func (s *Session) hookBase() HookInput {
 		in.TranscriptPath = s.store.rec.Path()
 	}
 	return in
+}
+
+// sessionStart runs the SessionStart hooks; their context goes to the
+// model with the next request.
+func (s *Session) sessionStart(ctx context.Context, source string) {
+	in := s.hookBase()
+	in.Source = source
+	out := s.hooks.fire(ctx, HookSessionStart, source, in)
+	s.hooks.addContext(out.AdditionalContext)
 }
 
 func (s *Session) currentCtx() context.Context {
@@ -447,14 +468,36 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 			s.mu.Unlock()
 			return yield(e, nil)
 		}
-		if hs := s.opts.Hooks.UserPromptSubmit; len(hs) > 0 {
-			in := s.hookBase()
-			in.Prompt = prompt
-			out := s.hooks.run(ctx, HookUserPromptSubmit, hs, in)
-			if out.Block {
-				err := fmt.Errorf("a UserPromptSubmit hook refused the prompt: %s", cmpOr(out.Reason, "no reason given"))
+		// flush reports what hooks said for the person.
+		flush := func(turn int) bool {
+			for _, w := range s.hooks.takeWarnings() {
+				if !emit(event.Warning{Turn: max(turn, 1), Message: w}) {
+					return false
+				}
+			}
+			return true
+		}
+		// fail ends the Send before the loop runs.
+		fail := func(err error) {
+			if flush(s.turns() + 1) {
 				emit(event.LoopComplete{Reason: event.ReasonError, Error: err.Error()})
 				yield(nil, err)
+			}
+		}
+		if why, ok := s.hooks.takeStop(); ok {
+			fail(errors.New(why)) // a hook stopped the session before this prompt
+			return
+		}
+		if s.hooks.has(HookUserPromptSubmit) {
+			in := s.hookBase()
+			in.Prompt = prompt
+			out := s.hooks.fire(ctx, HookUserPromptSubmit, "", in)
+			if why, ok := s.hooks.takeStop(); ok {
+				fail(errors.New(why))
+				return
+			}
+			if out.Block {
+				fail(fmt.Errorf("a UserPromptSubmit hook refused the prompt: %s", cmpOr(out.Reason, "no reason given")))
 				return
 			}
 			s.hooks.addContext(out.AdditionalContext)
@@ -486,52 +529,63 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 			}
 		}
 		if err := s.addPrompt(ctx, in.text, in.attached); err != nil {
-			emit(event.LoopComplete{Reason: event.ReasonError, Error: err.Error()})
-			yield(nil, err)
+			fail(err)
 			return
 		}
 		stopActive, lastStop := false, ""
+		inputs := map[string][]byte{} // each call's input as it ran, for PostToolUse
 		for {
 			var done *event.LoopComplete
 			for e := range s.agent.Run(ctx, s.conv) {
-				for _, w := range s.hooks.takeWarnings() {
-					if !emit(event.Warning{Turn: s.conv.Turns, Message: w}) {
-						return
-					}
-				}
 				if lc, ok := e.(event.LoopComplete); ok {
 					done = &lc // always the last event
 					continue
 				}
-				if !s.answer(ctx, e) {
+				show := s.answer(ctx, e)
+				if !flush(s.conv.Turns) {
+					return
+				}
+				if !show {
 					continue // answered here; the consumer never sees it
 				}
 				if !emit(e) {
 					return
 				}
-				if r, ok := e.(event.ToolResult); ok {
-					s.postToolUse(ctx, r)
+				switch e := e.(type) {
+				case event.ToolUse:
+					inputs[e.ID] = e.Input
+				case event.ToolResult:
+					s.postToolUse(ctx, e, inputs[e.ID])
 				}
 			}
 			if done == nil {
 				return // cancelled before the end: the loop yields nothing more
 			}
-			// Stop hooks: the model finished; a hook may have it go on.
-			if hs := s.opts.Hooks.Stop; len(hs) > 0 && done.Reason == event.ReasonDone {
-				in := s.hookBase()
-				in.StopHookActive = stopActive
-				out := s.hooks.run(ctx, HookStop, hs, in)
-				if out.Block && !(stopActive && out.Reason == lastStop) {
+			if done.Reason == event.ReasonDone {
+				// Stop hooks: the model finished; a hook may have it go
+				// on, or have stopped the run meanwhile.
+				out := HookOutput{}
+				if _, pending := s.hooks.peekStop(); !pending && s.hooks.has(HookStop) {
+					in := s.hookBase()
+					in.StopHookActive = stopActive
+					out = s.hooks.fire(ctx, HookStop, "", in)
+				}
+				if why, ok := s.hooks.takeStop(); ok {
+					done.Reason, done.Error = event.ReasonError, why
+				} else if out.Block && !(stopActive && out.Reason == lastStop) {
 					stopActive, lastStop = true, out.Reason
 					carried += done.Turns
 					s.conv.AddUser(cmpOr(out.Reason, "Continue."))
+					if !flush(s.conv.Turns) {
+						return
+					}
 					continue
 				}
+			} else {
+				s.hooks.takeStop() // the run ended anyway: a stop asked for is done
 			}
-			for _, w := range s.hooks.takeWarnings() {
-				if !emit(event.Warning{Turn: s.conv.Turns, Message: w}) {
-					return
-				}
+			if !flush(s.conv.Turns) {
+				return
 			}
 			if !emit(*done) {
 				return
@@ -544,12 +598,22 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 	}
 }
 
-// answer answers a permission request with Options.CanUseTool, and
-// questions when nobody can; it reports whether the consumer should see e.
+// answer answers a permission request with the PermissionRequest hooks
+// or Options.CanUseTool, and questions when nobody can; it reports whether
+// the consumer should see e. Notification hooks learn that a person is
+// asked.
 func (s *Session) answer(ctx context.Context, e event.Event) bool {
 	switch e := e.(type) {
 	case *event.PermissionRequest:
-		if s.opts.Interactive || s.opts.CanUseTool == nil {
+		if !s.opts.Interactive && s.opts.CanUseTool == nil {
+			return true
+		}
+		if d, ok := s.permissionRequestHooks(ctx, e); ok {
+			e.Respond(d)
+			return false
+		}
+		if s.opts.Interactive {
+			s.hooks.notify("permission_prompt", "NovaCode needs your permission to use "+e.Name)
 			return true
 		}
 		d := s.opts.CanUseTool(ctx, PermissionRequest{ID: e.ID, Tool: e.Name, Input: e.Input, Reason: e.Reason, Suggest: e.Suggest, Plan: e.Plan})
@@ -560,6 +624,7 @@ func (s *Session) answer(ctx context.Context, e event.Event) bool {
 		return false
 	case *event.Question:
 		if s.opts.Interactive {
+			s.hooks.notify("question", e.Question)
 			return true
 		}
 		e.Respond(event.Answer{Text: "(Nobody can answer questions in this session. Continue with your best judgement and say what you assumed.)"})
@@ -568,32 +633,58 @@ func (s *Session) answer(ctx context.Context, e event.Event) bool {
 	return true
 }
 
-func (s *Session) postToolUse(ctx context.Context, r event.ToolResult) {
-	fns := s.hooks.forTool(s.opts.Hooks.PostToolUse, r.Name)
-	if len(fns) == 0 {
-		return
+// permissionRequestHooks asks the PermissionRequest hooks about what the
+// chain would ask a person; ok is false when none answered for it.
+func (s *Session) permissionRequestHooks(ctx context.Context, e *event.PermissionRequest) (d Decision, ok bool) {
+	if len(s.hooks.matching(HookPermissionRequest, e.Name)) == 0 {
+		return Decision{}, false
 	}
 	in := s.hookBase()
-	in.ToolName, in.ToolUseID = r.Name, r.ID
-	in.ToolInput = s.toolInput(r.ID)
-	in.ToolResponse = &ToolResponse{Content: r.Content, IsError: r.IsError}
-	out := s.hooks.run(ctx, HookPostToolUse, fns, in)
-	if out.Block {
-		s.hooks.addContext(fmt.Sprintf("A PostToolUse hook reported on the %s call %s: %s", r.Name, r.ID, cmpOr(out.Reason, "(no reason given)")))
+	in.ToolName, in.ToolInput = e.Name, e.Input
+	if e.ID != "web_search" {
+		in.ToolUseID = e.ID
 	}
-	s.hooks.addContext(out.AdditionalContext)
+	out := s.hooks.fire(ctx, HookPermissionRequest, e.Name, in)
+	reason := cmpOr(out.PermissionDecisionReason, out.Reason)
+	switch {
+	case out.Block || out.PermissionDecision == "deny":
+		return Deny("a PermissionRequest hook denied it" + prefixedReason(reason)), true
+	case out.stopped():
+		return Deny("a PermissionRequest hook stopped the run" + prefixedReason(out.StopReason)), true
+	case out.PermissionDecision == "allow" && out.UpdatedInput != nil:
+		s.hooks.warnf("a PermissionRequest hook allowed %s with an updated input, which NovaCode takes only from PreToolUse hooks; you are asked instead", e.Name)
+	case out.PermissionDecision == "allow" && e.NeedsPerson:
+		s.hooks.warnf("a PermissionRequest hook allowed %s, but only a person may allow this call (%s); you are asked instead", e.Name, e.Reason)
+	case out.PermissionDecision == "allow":
+		return Allow(), true
+	}
+	return Decision{}, false
 }
 
-// toolInput finds a call's input in the conversation.
-func (s *Session) toolInput(id string) []byte {
-	for i := len(s.conv.Messages) - 1; i >= 0; i-- {
-		for _, b := range s.conv.Messages[i].Content {
-			if b.Type == llm.BlockToolUse && b.ToolUseID == id {
-				return b.Input
-			}
-		}
+// postToolUse runs the PostToolUse hooks for a call that ran and
+// succeeded, PostToolUseFailure for one that ran and failed; input is
+// what it ran with. What they say reaches the model with the next request.
+func (s *Session) postToolUse(ctx context.Context, r event.ToolResult, input []byte) {
+	if r.Denied || ctx.Err() != nil {
+		return
 	}
-	return nil
+	name := HookPostToolUse
+	in := s.hookBase()
+	in.ToolName, in.ToolUseID, in.ToolInput = r.Name, r.ID, input
+	if r.IsError {
+		name = HookPostToolUseFailure
+		in.Error, in.IsInterrupt = r.Content, r.Cancelled
+	} else {
+		in.ToolResponse = &ToolResponse{Content: r.Content}
+	}
+	if len(s.hooks.matching(name, r.Name)) == 0 {
+		return
+	}
+	out := s.hooks.fire(ctx, name, r.Name, in)
+	if out.Block {
+		s.hooks.addContext(fmt.Sprintf("A %s hook reported on the %s call %s: %s", name, r.Name, r.ID, cmpOr(out.Reason, "(no reason given)")))
+	}
+	s.hooks.addContext(out.AdditionalContext)
 }
 
 // turns is the number of model calls so far.
@@ -695,7 +786,8 @@ func (s *Session) Resumable() bool {
 	return s.store != nil && s.conv != nil && len(s.conv.Messages) > 0
 }
 
-// Close ends the session: SessionEnd hooks, then the transcript, sandbox,
+// Close ends the session: SessionEnd hooks (Notification hooks still
+// running get five seconds to end), then the transcript, sandbox,
 // MCP servers (each has half a second to exit once its input is closed,
 // then its process group is killed) and background lookups are released.
 // A Send still running is cancelled first.
@@ -712,10 +804,10 @@ func (s *Session) Close() error {
 	s.mu.Unlock()
 	s.running.Lock()
 	defer s.running.Unlock()
-	if hs := s.opts.Hooks.SessionEnd; len(hs) > 0 {
+	if s.hooks != nil && s.hooks.has(HookSessionEnd) {
 		in := s.hookBase()
 		in.Reason = "other"
-		s.hooks.run(context.Background(), HookSessionEnd, hs, in)
+		s.hooks.fire(context.Background(), HookSessionEnd, "other", in)
 	}
 	s.release()
 	return nil

@@ -1,6 +1,7 @@
 package nova
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -258,7 +259,6 @@ func (s *Session) Resume(id string) (*History, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	st0 := s.store
 	_ = st0.rec.Close()
 	st0.id, st0.state, st0.resumed = id, st, true
@@ -271,7 +271,11 @@ func (s *Session) Resume(id string) (*History, error) {
 	s.id = id
 	s.plan.setID(id)
 	s.conv = stateConversation(id, s.system, st)
-	return historyOf(st, s.agent.Model, s.windowNow()), nil
+	h := historyOf(st, s.agent.Model, s.windowNow())
+	s.mu.Unlock()
+	// Its context reaches the model with the next prompt.
+	s.sessionStart(context.Background(), "resume")
+	return h, nil
 }
 
 // windowNow is the context window known now, for a History's status line.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,9 @@ type callState struct {
 	denial   denial // why, when denied
 	decision verdict.Decision
 	question bool // an Interactive tool: a person answers it
+	// modelInput is the model's own input when the decision replaced it
+	// (verdict.Decision.Input): call.Input is what runs.
+	modelInput json.RawMessage
 }
 
 // dispatch decides one call exactly once, and starts it, reserves its place
@@ -61,8 +65,21 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 		}
 		return cs
 	}
-	dec := a.check(verdict.Call{Tool: call.Name, Input: call.Input, ReadOnly: t.ReadOnly()})
+	dec := a.check(verdict.Call{ID: call.ID, Tool: call.Name, Input: call.Input, ReadOnly: t.ReadOnly()})
 	cs.decision = dec
+	if dec.Input != nil && dec.Behavior != verdict.Deny && !bytes.Equal(dec.Input, call.Input) {
+		// A hook rewrote the call: what runs is what the decision was
+		// about, provided the tool accepts it. An input the tool rejects
+		// is not replaced by the model's: the hook meant it not to run.
+		if err := tool.Validate(t, dec.Input); err != nil {
+			res := tool.Errorf("A hook replaced the arguments of this %s call with arguments the tool does not accept (%v), so the call was not run.", call.Name, err)
+			cs.decided, cs.denied, cs.denial = &res, true, denial{reason: "a hook replaced its arguments with invalid ones: " + err.Error()}
+			return cs
+		}
+		cs.modelInput = call.Input
+		call.Input = dec.Input
+		cs.call = call
+	}
 	switch dec.Behavior {
 	case verdict.Allow:
 		cs.task = exec.reserve(call, effectsOf(t, a.Env, call.Input))
@@ -187,9 +204,10 @@ func (r *run) askAndRun(ctx context.Context, exec *executor, cs *callState) {
 	}
 	pr := event.PermissionRequest{
 		Turn: r.turn, ID: cs.call.ID, Name: cs.call.Name, Input: cs.call.Input,
-		Reason:  reason,
-		Suggest: cs.decision.Suggest,
-		Choices: []string{event.ChoiceAllowOnce, event.ChoiceAllowAlways, event.ChoiceDeny},
+		Reason:      reason,
+		Suggest:     cs.decision.Suggest,
+		NeedsPerson: cs.decision.NeedsPerson || cs.decision.Hard,
+		Choices:     []string{event.ChoiceAllowOnce, event.ChoiceAllowAlways, event.ChoiceDeny},
 	}
 	pa, isPlan := cs.tool.(tool.PlanApprover)
 	if isPlan {

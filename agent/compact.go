@@ -110,6 +110,9 @@ func (a *Agent) Compact(ctx context.Context, conv *Conversation, focus string) (
 // summary, records the boundary and yields a compact event.
 func (r *run) compact(ctx context.Context, reason, focus string) error {
 	a := r.a
+	if err := runHooks(ctx, "pre_compact", a.Hooks.PreCompact, &TurnInfo{Turn: r.turn, Conv: r.conv, Trigger: reason, Focus: focus}); err != nil {
+		return err
+	}
 	specs := r.specs
 	before := r.promptEstimate()
 	keep := r.carried()
@@ -176,5 +179,12 @@ func (r *run) compact(ctx context.Context, reason, focus string) error {
 	r.recorded, r.sent, r.lastSize, r.lastLen = len(newMsgs), 0, 0, 0
 	r.emit(event.Usage{Turn: max(r.turn, 1), Model: cmp.Or(end.Model, a.Model), Call: counts(end.Usage), Total: counts(r.total), CostUSD: r.cost, ContextWindow: r.contextWindow()})
 	r.emit(c)
+	ti := &TurnInfo{Turn: r.turn, Conv: r.conv, Trigger: reason, Focus: focus}
+	if err := runHooks(ctx, "post_compact", a.Hooks.PostCompact, ti); err != nil {
+		return err
+	}
+	if len(ti.reminders) > 0 {
+		r.addUserContent(llm.Block{Type: llm.BlockText, Text: reminderText(ti.reminders)})
+	}
 	return nil
 }

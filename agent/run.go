@@ -304,7 +304,11 @@ func (r *run) stream(ctx context.Context, req *llm.Request, exec *executor) stre
 			// after the consumer has rendered the event.
 			cs := r.dispatch(exec, call)
 			s.calls = append(s.calls, cs)
-			r.emit(event.ToolUse{Turn: r.turn, ID: e.ID, Name: e.Name, Input: input})
+			use := event.ToolUse{Turn: r.turn, ID: e.ID, Name: e.Name, Input: input}
+			if cs.modelInput != nil {
+				use.Input, use.ModelInput = cs.call.Input, input
+			}
+			r.emit(use)
 			if cs.decided != nil {
 				r.settled(cs) // refused or answered at once: it will not run
 			}

@@ -65,7 +65,7 @@ func (r *run) decideSearch(ctx context.Context) searchState {
 	reason := cmp.Or(dec.Reason, "the model may search the web at the model provider for the rest of this session; the provider bills each search")
 	if !r.emit(event.NewPermissionRequest(event.PermissionRequest{
 		Turn: r.turn, ID: call.ID, Name: call.Name, Input: call.Input,
-		Reason: reason, Suggest: dec.Suggest,
+		Reason: reason, Suggest: dec.Suggest, NeedsPerson: dec.NeedsPerson || dec.Hard,
 		Choices: []string{"allow_once", "allow_always", "deny"},
 	}, reply)) {
 		return searchUndecided

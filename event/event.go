@@ -56,10 +56,15 @@ type ThinkingText struct {
 // ToolUse is a complete tool call, yielded as soon as its block is complete
 // in the model's stream (the model may still be streaming).
 type ToolUse struct {
-	Turn  int             `json:"turn"`
-	ID    string          `json:"id"`
-	Name  string          `json:"name"`
+	Turn int    `json:"turn"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Input is what the call runs with: the model's arguments, or those a
+	// PreToolUse hook replaced them with.
 	Input json.RawMessage `json:"input"`
+	// ModelInput is the model's own arguments, set only when a hook
+	// replaced them (the model's tool_use block in history keeps them).
+	ModelInput json.RawMessage `json:"model_input,omitempty"`
 }
 
 // ToolDone says a tool call has finished running, or was settled without
@@ -172,6 +177,12 @@ type PermissionRequest struct {
 	// Plan is the plan the model asks the person to approve (ExitPlanMode),
 	// as Markdown; Choices are then PlanChoices.
 	Plan string `json:"plan,omitempty"`
+	// NeedsPerson says only a person may allow the call now: a hard check
+	// (a dangerous command, a protected or secret path, a place outside
+	// the workspace) or an ask rule asks, and no mode or hook's allow
+	// lifts it (for a file tool's secret or outside path, a rule naming
+	// the very path would, next time).
+	NeedsPerson bool `json:"needs_person,omitempty"`
 
 	reply *Reply
 }

@@ -238,7 +238,9 @@ func (c *Checker) decide(call Call) Decision {
 		if s.command != nil {
 			return hard(reason, "")
 		}
-		return out(Ask, reason, "")
+		d := out(Ask, reason, "")
+		d.Hard = true
+		return d
 	}
 
 	// 1. Deny rules, for every way of naming the program or file the

@@ -122,6 +122,9 @@ func TestHardChecksInEveryMode(t *testing.T) {
 		for _, tc := range ask {
 			if d := check(c, tc.tool, input("file_path", tc.in)); d.Behavior != permission.Ask {
 				t.Errorf("%s: %s %s: %s (%s), want ask", mode, tc.tool, tc.in, d.Behavior, d.Reason)
+			} else if !d.NeedsPerson && !d.Hard {
+				// Neither the mode nor a hook's allow may lift it.
+				t.Errorf("%s: %s %s: an ask that is neither NeedsPerson nor Hard: %s", mode, tc.tool, tc.in, d.Reason)
 			}
 		}
 		// Ordinary work goes on.
@@ -135,8 +138,8 @@ func TestHardChecksInEveryMode(t *testing.T) {
 		"cp x ~/.bashrc", "echo x >> .git/config", "cp evil .novacode/settings.json", "echo x > hard",
 		"cp x ../outside/y", "cat .env", "cat ~/.ssh/id_rsa", "vim .git/config", "mytool .novacode/settings.local.json",
 	} {
-		if d := check(c, "Bash", input("command", cmd)); d.Behavior != permission.Ask {
-			t.Errorf("bypass: %q: %s (%s), want ask", cmd, d.Behavior, d.Reason)
+		if d := check(c, "Bash", input("command", cmd)); d.Behavior != permission.Ask || !d.NeedsPerson {
+			t.Errorf("bypass: %q: %s (%s, needs a person %v), want ask of a person", cmd, d.Behavior, d.Reason, d.NeedsPerson)
 		}
 	}
 	if d := check(c, "Bash", input("command", "cp README.md docs.md && make")); d.Behavior != permission.Allow {

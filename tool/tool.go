@@ -8,6 +8,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -278,13 +279,45 @@ func (t *Typed[In]) Effects(env *Env, input json.RawMessage) Effects {
 
 // Run validates input, decodes it into In and calls Fn.
 func (t *Typed[In]) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
+	input, err := t.check(input)
+	if err != nil {
+		var je jsonError
+		if errors.As(err, &je) {
+			return Errorf("Invalid input for %s: arguments are not valid JSON (%v). Send a JSON object matching the tool's schema.", t.ToolName, je.err), nil
+		}
+		return Errorf("Invalid input for %s: %v. Fix the arguments and call the tool again.", t.ToolName, err), nil
+	}
+	var in In
+	if err := json.Unmarshal(input, &in); err != nil {
+		return Errorf("Invalid input for %s: %v", t.ToolName, err), nil
+	}
+	return t.Fn(ctx, env, in)
+}
+
+// Validate reports whether Run would accept input (see Validate).
+func (t *Typed[In]) Validate(input json.RawMessage) error {
+	input, err := t.check(input)
+	if err != nil {
+		return err
+	}
+	var in In
+	return json.Unmarshal(input, &in)
+}
+
+type jsonError struct{ err error }
+
+func (e jsonError) Error() string { return "not valid JSON: " + e.err.Error() }
+
+// check validates input against the schema and returns it as Run decodes
+// it.
+func (t *Typed[In]) check(input json.RawMessage) (json.RawMessage, error) {
 	if len(strings.TrimSpace(string(input))) == 0 {
 		input = json.RawMessage("{}")
 	}
 	var generic any
 	var err error
 	if err = json.Unmarshal(input, &generic); err != nil {
-		return Errorf("Invalid input for %s: arguments are not valid JSON (%v). Send a JSON object matching the tool's schema.", t.ToolName, err), nil
+		return nil, jsonError{err}
 	}
 	// Models often send null for an optional argument they mean to leave
 	// out (OpenAI's strict mode even requires every property to be
@@ -299,18 +332,40 @@ func (t *Typed[In]) Run(ctx context.Context, env *Env, input json.RawMessage) (R
 		}
 		if dropped {
 			if input, err = json.Marshal(obj); err != nil {
-				return Result{}, err
+				return nil, err
 			}
 		}
 	}
 	if err := t.resolved.Validate(generic); err != nil {
-		return Errorf("Invalid input for %s: %v. Fix the arguments and call the tool again.", t.ToolName, err), nil
+		return nil, err
 	}
-	var in In
-	if err := json.Unmarshal(input, &in); err != nil {
-		return Errorf("Invalid input for %s: %v", t.ToolName, err), nil
+	return input, nil
+}
+
+// Validate checks input against what t accepts, before anything runs it
+// (an input a hook rewrote): a tool with a Validate method of its own
+// (Typed) decides; any other must be given a JSON object that its
+// Schema accepts, where that schema can be read.
+func Validate(t Tool, input json.RawMessage) error {
+	if v, ok := t.(interface{ Validate(json.RawMessage) error }); ok {
+		return v.Validate(input)
 	}
-	return t.Fn(ctx, env, in)
+	var generic any
+	if err := json.Unmarshal(input, &generic); err != nil {
+		return jsonError{err}
+	}
+	if _, ok := generic.(map[string]any); !ok {
+		return errors.New("the arguments are not a JSON object")
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(t.Schema(), &s); err != nil {
+		return nil // a schema this package cannot read: the tool checks
+	}
+	res, err := s.Resolve(nil)
+	if err != nil {
+		return nil
+	}
+	return res.Validate(generic)
 }
 
 // InputType is In's reflect type; useful for documentation and tests.

@@ -44,3 +44,43 @@ func TestTypedNullOptional(t *testing.T) {
 		}
 	}
 }
+
+// schemaTool offers a schema of its own, as an MCP server's tool does.
+type schemaTool struct{ schema string }
+
+func (r schemaTool) Name() string            { return "raw" }
+func (r schemaTool) Description() string     { return "" }
+func (r schemaTool) Schema() json.RawMessage { return json.RawMessage(r.schema) }
+func (r schemaTool) ReadOnly() bool          { return true }
+func (r schemaTool) Run(context.Context, *Env, json.RawMessage) (Result, error) {
+	return Result{}, nil
+}
+
+// Validate accepts what Run would and refuses the rest, for typed tools
+// and for tools that only offer a schema.
+func TestValidate(t *testing.T) {
+	typed := New("T", "test", true, nil, func(context.Context, *Env, nullInput) (Result, error) { return Result{}, nil })
+	raw := schemaTool{`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`}
+	for _, tc := range []struct {
+		t     Tool
+		input string
+		ok    bool
+	}{
+		{typed, `{"name":"x"}`, true},
+		{typed, `{"name":"x","count":null}`, true},
+		{typed, `{"count":2}`, false},
+		{typed, `{"name":"x","extra":1}`, false},
+		{typed, `{"name":3}`, false},
+		{typed, `[1]`, false},
+		{raw, `{"q":"go"}`, true},
+		{raw, `{"q":1}`, false},
+		{raw, `{}`, false},
+		{raw, `"q"`, false},
+		{schemaTool{`not a schema`}, `{"anything":true}`, true},
+		{schemaTool{`not a schema`}, `[]`, false},
+	} {
+		if err := Validate(tc.t, json.RawMessage(tc.input)); (err == nil) != tc.ok {
+			t.Errorf("%s %s: %v, want ok %v", tc.t.Name(), tc.input, err, tc.ok)
+		}
+	}
+}

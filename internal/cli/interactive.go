@@ -62,6 +62,7 @@ func runInteractive(ctx context.Context, opts *RootOptions, s *nova.Session, fir
 		// it, not an empty screen and $0.
 		Resumed: pastOf(s.History()),
 		Models:  func() []tui.ModelInfo { return tuiModels(s.Models()) },
+		Hooks:   func() string { return hooksText(s.Hooks(), s.Dir()) },
 		SetModel: func(ctx context.Context, name string) (tui.ModelInfo, error) {
 			m, err := s.SetModel(ctx, name)
 			return tui.ModelInfo(m), err

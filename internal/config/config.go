@@ -79,12 +79,37 @@ type Settings struct {
 	// durable facts are proposed for a memory file, written only once the
 	// person accepts them) or "off".
 	AutoMemory *string `json:"autoMemory,omitempty"`
+	// Hooks are commands run at the loop's events, in Claude Code's format:
+	// by event name ("PreToolUse"), groups of a matcher and the commands
+	// it selects. Every file's hooks run (none replaces another's), each
+	// keeping its file, so they are read per file (File.Settings), never
+	// merged.
+	Hooks map[string][]HookGroup `json:"hooks,omitempty"`
 	// Env is the environment commands get. Only the user's own file sets
 	// it: a project's files (.novacode/settings.json and
 	// settings.local.json, which a repository can ship) could otherwise
 	// hand the user's credentials to the commands its text talks the
 	// model into. Read from the user's file only, trusted or not.
 	Env *Env `json:"env,omitempty"`
+}
+
+// HookGroup is one matcher of an event's hooks and the commands it runs.
+type HookGroup struct {
+	// Matcher selects the calls (a tool name, "Bash|Edit", a regular
+	// expression; empty or "*" is every one), or for SessionStart,
+	// PreCompact, Notification and SessionEnd the source, trigger,
+	// notification type or reason.
+	Matcher string        `json:"matcher,omitempty"`
+	Hooks   []HookCommand `json:"hooks"`
+}
+
+// HookCommand is one hook: a shell command.
+type HookCommand struct {
+	// Type is "command", the only kind NovaCode runs.
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	// Timeout is in seconds; 0 means the default (60).
+	Timeout float64 `json:"timeout,omitempty"`
 }
 
 // Env configures the environment of the commands NovaCode runs (Bash, the
@@ -278,7 +303,7 @@ func kind(k string) string {
 
 // merge returns base refined by over. User-only settings (Workspaces,
 // Env) are not merged: Workspace.Resolve takes them from the user's file;
-// nor is MCPServers, read per file.
+// nor are MCPServers and Hooks, read per file.
 func merge(base, over Settings) Settings {
 	if over.Provider != nil {
 		base.Provider = over.Provider

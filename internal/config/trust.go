@@ -114,6 +114,11 @@ type setting struct {
 //     ToolSearch; every tool stays callable and asked about the same.
 //   - autoMemory: whether the TUI proposes facts for the memory files
 //     when a run ends; nothing is written without the person's consent.
+//   - hooks: each is a shell command NovaCode runs, outside the sandbox
+//     and with the person's environment, at an event the repository
+//     chooses; a PreToolUse or PermissionRequest hook may also approve
+//     calls. From a project-level file they run only in a trusted
+//     workspace, whose trust question names each command.
 var classes = map[string]setting{
 	"provider":                          {class: ClassWidening, says: saysProvider},
 	"providers":                         {class: ClassWidening, says: saysProviders},
@@ -139,6 +144,7 @@ var classes = map[string]setting{
 	"enableAllProjectMcpServers":        {class: ClassByValue, widens: trueWidens, says: saysEnableAllMcpjson},
 	"mcpToolSearch":                     {class: ClassNeutral},
 	"autoMemory":                        {class: ClassNeutral},
+	"hooks":                             {class: ClassWidening, says: saysHooks},
 	"workspaces":                        {class: ClassUserOnly},
 	"env":                               {class: ClassUserOnly},
 	"$schema":                           {class: ClassNeutral},
@@ -338,6 +344,60 @@ func saysEnabledMcpjson(name string, v json.RawMessage, _ baseline) []Widening {
 func saysEnableAllMcpjson(name string, v json.RawMessage, _ baseline) []Widening {
 	return []Widening{{Setting: name, Value: compact(v),
 		Says: "starts every MCP server the project's .mcp.json defines, now or after it changes, without asking you"}}
+}
+
+// hookWhen says when a hook of event runs, for matcher.
+func hookWhen(event, matcher string) string {
+	calls := "every tool call"
+	if matcher != "" && matcher != "*" {
+		calls = "each call of " + matcher
+	}
+	switch event {
+	case "PreToolUse":
+		return "before " + calls + ", and may approve, block or change it"
+	case "PostToolUse":
+		return "after " + calls
+	case "PostToolUseFailure":
+		return "after " + calls + " that fails"
+	case "PermissionRequest":
+		return "when " + calls + " would be asked about, and may answer for you"
+	case "UserPromptSubmit":
+		return "with every prompt you send"
+	case "Stop":
+		return "whenever the model finishes"
+	case "SubagentStop":
+		return "whenever a subagent finishes"
+	case "PreCompact":
+		return "before the conversation is compacted"
+	case "SessionStart":
+		return "when a session starts"
+	case "SessionEnd":
+		return "when a session ends"
+	case "Notification":
+		return "whenever NovaCode waits for you"
+	}
+	return "at the " + event + " event"
+}
+
+func saysHooks(name string, v json.RawMessage, _ baseline) []Widening {
+	var events map[string][]HookGroup
+	if err := json.Unmarshal(v, &events); err != nil {
+		return []Widening{{Setting: name, Value: compact(v), Says: "defines hooks: commands NovaCode runs at its events"}}
+	}
+	var out []Widening
+	for _, ev := range sortedKeys(events) {
+		for _, g := range events[ev] {
+			for _, h := range g.Hooks {
+				raw, _ := json.Marshal(h.Command)
+				out = append(out, Widening{Setting: name + "." + ev, Value: string(raw),
+					Says: fmt.Sprintf("runs %s %s, outside the sandbox, with your environment", h.Command, hookWhen(ev, g.Matcher))})
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, Widening{Setting: name, Value: compact(v), Says: "defines hooks: commands NovaCode runs at its events"})
+	}
+	return out
 }
 
 // Widening is one project-level setting that applies only in a trusted

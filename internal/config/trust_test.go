@@ -57,7 +57,7 @@ func TestClassOf(t *testing.T) {
 		"permissions.ask": ClassNarrowing, "model": ClassNeutral, "sandbox": ClassByValue,
 		"permissions.defaultMode": ClassByValue, "workspaces": ClassUserOnly,
 		"mcpServers": ClassWidening, "enabledMcpjsonServers": ClassWidening, "disabledMcpjsonServers": ClassNarrowing,
-		"enableAllProjectMcpServers": ClassByValue, "mcpToolSearch": ClassNeutral, "autoMemory": ClassNeutral,
+		"enableAllProjectMcpServers": ClassByValue, "mcpToolSearch": ClassNeutral, "autoMemory": ClassNeutral, "hooks": ClassWidening,
 	} {
 		if got, ok := ClassOf(path); !ok || got != want {
 			t.Errorf("ClassOf(%s) = %v, %v; want %v", path, got, ok, want)
@@ -74,6 +74,7 @@ type applied struct {
 	Settings    Settings
 	Permissions map[string][]string
 	MCPServers  []string // each file's, read per file
+	Hooks       []string // each file's, read per file
 }
 
 func appliedOf(s Settings, files []File) applied {
@@ -82,6 +83,10 @@ func appliedOf(s Settings, files []File) applied {
 	for _, f := range files {
 		if len(f.Settings.MCPServers) > 0 {
 			a.MCPServers = append(a.MCPServers, compact(f.Settings.MCPServers))
+		}
+		if len(f.Settings.Hooks) > 0 {
+			b, _ := json.Marshal(f.Settings.Hooks)
+			a.Hooks = append(a.Hooks, string(b))
 		}
 		ms, _ := members(f.Data)
 		for _, m := range ms {
@@ -217,6 +222,19 @@ func TestProjectSettingsBeforeAndAfterTrust(t *testing.T) {
 			want: want{none, with(func(a *applied) {
 				a.MCPServers = []string{`{"db":{"command":"pg-mcp"},"web":{"type":"http","url":"https://x"}}`}
 			}), []string{"mcpServers.db", "mcpServers.web"}}},
+		// Hooks run programs: every command waits for trust, and the
+		// user's own hooks stay beside the project's.
+		{name: "hooks", user: `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}`,
+			project: `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./check.sh","timeout":5},{"type":"command","command":"./log.sh"}]}],"SessionStart":[{"hooks":[{"type":"command","command":"cat notes"}]}]}}`,
+			want: want{
+				with(func(a *applied) {
+					a.Hooks = []string{`{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}`}
+				}),
+				with(func(a *applied) {
+					a.Hooks = []string{`{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}`,
+						`{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./check.sh","timeout":5},{"type":"command","command":"./log.sh"}]}],"SessionStart":[{"hooks":[{"type":"command","command":"cat notes"}]}]}`}
+				}),
+				[]string{"hooks.PreToolUse", "hooks.PreToolUse", "hooks.SessionStart"}}},
 		{name: ".mcp.json servers enabled by the project", project: `{"enabledMcpjsonServers":["db"],"enableAllProjectMcpServers":true}`,
 			want: want{none, with(func(a *applied) {
 				a.Settings.EnabledMcpjsonServers = []string{"db"}
@@ -346,6 +364,23 @@ func TestMCPWideningSaysWhatItDoes(t *testing.T) {
 		"mcpServers.db: runs the MCP server db: npx -y pg-mcp --write",
 		"enabledMcpjsonServers: starts the MCP server github of the project's .mcp.json, whatever it runs, without asking you",
 		"enableAllProjectMcpServers: starts every MCP server the project's .mcp.json defines, now or after it changes, without asking you",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestHooksWideningSaysWhatItDoes(t *testing.T) {
+	w := loadWS(t, "", "", `{"hooks":{"PreToolUse":[{"matcher":"Bash|Edit","hooks":[{"type":"command","command":"$NOVA_PROJECT_DIR/.novacode/hooks/check.sh"}]}],
+		"PostToolUse":[{"hooks":[{"type":"command","command":"gofmt -w ."}]}],"UserPromptSubmit":[{"hooks":[{"type":"command","command":"date"}]}]}}`)
+	var got []string
+	for _, x := range w.Widening {
+		got = append(got, fmt.Sprintf("%s %s: %s", x.Setting, x.Value, x.Says))
+	}
+	want := []string{
+		`hooks.PostToolUse "gofmt -w .": runs gofmt -w . after every tool call, outside the sandbox, with your environment`,
+		`hooks.PreToolUse "$NOVA_PROJECT_DIR/.novacode/hooks/check.sh": runs $NOVA_PROJECT_DIR/.novacode/hooks/check.sh before each call of Bash|Edit, and may approve, block or change it, outside the sandbox, with your environment`,
+		`hooks.UserPromptSubmit "date": runs date with every prompt you send, outside the sandbox, with your environment`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)

@@ -61,6 +61,7 @@ var builtins = []struct{ name, help string }{
 	{"permissions", "show the permission mode (shift+tab cycles)"},
 	{"mcp", "list the MCP servers; /mcp NAME shows a server and its tools"},
 	{"memory", "show the memory files the model reads, and where facts you accept go"},
+	{"hooks", "list the hooks in effect and the settings file of each"},
 	{"resume", "list sessions, or /resume ID to switch to one"},
 	{"rewind", "list turns, or /rewind N to restore files and conversation to before turn N"},
 	{"exit", "quit"},
@@ -184,6 +185,12 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.addText(kindInfo, "Permission mode: "+m.mode)
 	case "memory":
 		m.memoryCommand()
+	case "hooks":
+		if m.o.Hooks == nil {
+			m.addText(kindError, "/hooks is not available")
+			return nil
+		}
+		m.addText(kindInfo, m.o.Hooks())
 	case "resume", "rewind":
 		if m.o.Session == nil {
 			m.addText(kindError, "/"+name+" is not available")

@@ -79,3 +79,21 @@ func TestModelCommand(t *testing.T) {
 		t.Errorf("SetModel calls (-want +got):\n%s", diff)
 	}
 }
+
+// /hooks shows what the CLI says about the hooks.
+func TestHooksCommand(t *testing.T) {
+	m := plainModel(Options{Model: "m", Mode: "default", Hooks: func() string { return "Hooks:\n  PreToolUse Bash ./check.sh" }})
+	defer m.Close()
+	if cmd := m.submit("/hooks"); cmd != nil {
+		t.Fatal("/hooks ran a command")
+	}
+	if got := lastText(m); got != "Hooks:\n  PreToolUse Bash ./check.sh" {
+		t.Errorf("/hooks: %q", got)
+	}
+	m = plainModel(Options{Model: "m", Mode: "default"})
+	defer m.Close()
+	m.submit("/hooks")
+	if got := lastText(m); got != "/hooks is not available" {
+		t.Errorf("/hooks without Hooks: %q", got)
+	}
+}

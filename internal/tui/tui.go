@@ -67,6 +67,9 @@ type Options struct {
 	// may ask the endpoint for the context window, so the TUI calls it off
 	// its goroutine. Optional: without it /model only shows the model.
 	SetModel func(ctx context.Context, name string) (ModelInfo, error)
+	// Hooks describes the hooks in effect and the file of each (/hooks).
+	// Optional.
+	Hooks func() string
 	// Resumed, if set, is the conversation this session continues (nova -c,
 	// --resume): shown first, with its cost and tokens in the status line.
 	Resumed *Past

@@ -44,6 +44,14 @@ func (g *Guard) protected(paths []string, gitChecks bool) string {
 		if r := protectedName(p); r != "" {
 			return r
 		}
+		// $NOVA_HOME is ~/.novacode by another name (which protectedName
+		// knows): its settings file trusts workspaces and holds the
+		// person's own hooks, which run without asking anyone.
+		for _, d := range []string{g.dataDir, g.dataDirResolved} {
+			if _, ok := relParts(p, d); ok && d != "" {
+				return "NovaCode's data directory ($NOVA_HOME, " + d + "): its settings decide what runs without asking, hooks included"
+			}
+		}
 	}
 	if !gitChecks {
 		return ""

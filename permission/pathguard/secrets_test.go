@@ -68,3 +68,31 @@ func TestHomeSecrets(t *testing.T) {
 		t.Errorf("secret (-want +got):\n%s", d)
 	}
 }
+
+// $NOVA_HOME is NovaCode's own, as ~/.novacode is: writing anything in it
+// is protected, even where it lies inside the workspace (its settings hold
+// the person's hooks and trust answers).
+func TestDataDirIsProtected(t *testing.T) {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(ws, "nova-home")
+	t.Setenv("NOVA_HOME", data)
+	g, err := New(ws, nil, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{
+		filepath.Join(data, "settings.json"):            true,
+		"nova-home/settings.json":                       true,
+		"nova-home/projects/x/s.jsonl":                  true,
+		"./nova-home/../nova-home/settings.json":        true,
+		"nova-homes/settings.json":                      false,
+		filepath.Join(ws, "src", "nova-home", "x.json"): false,
+	} {
+		if got := g.Inspect(path, ws).Protected != ""; got != want {
+			t.Errorf("%s: protected %v, want %v", path, got, want)
+		}
+	}
+}

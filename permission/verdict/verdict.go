@@ -60,12 +60,23 @@ type Decision struct {
 	// but a run that cannot ask (print mode) must not offer them as the way
 	// to allow the call: only a person's answer can.
 	NeedsPerson bool `json:"-"`
+	// Hard marks an "ask" of a hard check that a rule naming the very
+	// path may still lift (a file tool's secret read or write outside the
+	// workspace), where NeedsPerson is false. Like NeedsPerson, no mode
+	// and no hook's "allow" lifts it.
+	Hard bool `json:"-"`
 	// SuggestMode is a permission mode narrower than bypassPermissions the
 	// call needs besides the rules of Suggest (a command that writes files
 	// in the workspace: acceptEdits), or instead of them when ModeSuffices
 	// (Write or Edit in the workspace); "" if no such mode helps.
 	SuggestMode  Mode `json:"-"`
 	ModeSuffices bool `json:"-"`
+	// Input, when set, is the input the call runs with instead of the
+	// model's own: a PreToolUse hook's updatedInput, which this decision
+	// is about (the chain checked it, not the model's). The loop
+	// validates it against the tool's schema before anything runs; the
+	// model's tool_use block in history stays as the model sent it.
+	Input json.RawMessage `json:"-"`
 }
 
 // Lift says what would allow a call this decision asks about in a run that
@@ -83,6 +94,9 @@ func (d Decision) Lift() (rules []string, mode Mode, ok bool) {
 
 // Call is what a checker looks at.
 type Call struct {
+	// ID is the tool call's id, when the caller has one (hooks are told
+	// it); the chain does not look at it.
+	ID    string
 	Tool  string
 	Input json.RawMessage
 	// ReadOnly is the tool's own claim that it changes nothing.
