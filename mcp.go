@@ -274,6 +274,9 @@ func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []con
 	m.mgr = mcp.NewManager(mcp.Options{ClientName: "nova", Dir: s.dir, SpillDir: spillDir, Timeouts: timeouts, OnChange: m.changed})
 	s.mcp = m
 	s.closers = append(s.closers, func() { _ = m.mgr.Close() })
+	// A tool called by name before its server has connected: the call
+	// waits for the server, and is decided on the tool it turns out to be.
+	m.reg.SetFallback(m.pending)
 	for _, name := range order {
 		d := byName[name]
 		if why, ok := disabled[name]; ok {
@@ -391,6 +394,16 @@ func (t settlingSearch) Run(ctx context.Context, env *tool.Env, input json.RawMe
 		return tool.Result{}, err
 	}
 	return t.Tool.Run(ctx, env, input)
+}
+
+// pending answers the registry for a name it does not hold: a tool of a
+// server that has not connected yet (mcp.Manager.Pending), unless a bare
+// deny rule hides it.
+func (m *mcpSession) pending(name string) (tool.Tool, bool) {
+	if !strings.HasPrefix(name, "mcp__") || m.hidden(name) {
+		return nil, false
+	}
+	return m.mgr.Pending(name, m.hidden)
 }
 
 // maxInstructions bounds one server's instructions in the system prompt.
