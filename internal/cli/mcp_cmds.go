@@ -115,7 +115,9 @@ func runMCPList(ctx context.Context, opts *MCPListOptions) error {
 		if st.State == "connected" {
 			tools = strconv.Itoa(st.Tools)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", flat(st.Name), st.Scope, cmpOr(st.Transport, "-"), st.State, tools, flat(st.Describe))
+		// The URL alone: the transport has a column of its own.
+		what := strings.TrimPrefix(st.Describe, st.Transport+" ")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", flat(st.Name), st.Scope, cmpOr(st.Transport, "-"), st.State, tools, flat(what))
 	}
 	if werr := tw.Flush(); werr != nil {
 		return werr
