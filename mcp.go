@@ -66,15 +66,19 @@ func (s *Session) MCPServers() []MCPServerStatus {
 	}
 	var out []MCPServerStatus
 	for _, st := range s.mcp.mgr.Servers() {
-		m := MCPServerStatus{Name: st.Name, Scope: string(st.Scope), Source: st.Source,
-			Transport: st.Transport, Describe: st.Describe, State: string(st.State),
-			Error: st.Error, Warning: st.Warning, Tools: len(st.Tools)}
-		for _, t := range st.Tools {
-			m.ToolNames = append(m.ToolNames, t.Name())
-		}
-		out = append(out, m)
+		out = append(out, statusOf(st))
 	}
 	return out
+}
+
+func statusOf(st mcp.Status) MCPServerStatus {
+	m := MCPServerStatus{Name: st.Name, Scope: string(st.Scope), Source: st.Source,
+		Transport: st.Transport, Describe: st.Describe, State: string(st.State),
+		Error: st.Error, Warning: st.Warning, Tools: len(st.Tools)}
+	for _, t := range st.Tools {
+		m.ToolNames = append(m.ToolNames, t.Name())
+	}
+	return m
 }
 
 // mcpSession is a session's MCP servers and how their tools reach the
@@ -117,13 +121,32 @@ type mcpSource struct {
 	f     mcp.File
 }
 
-// loadMCP gathers the session's server definitions, decides which may
-// start and starts them in the background. It never waits for a server.
-func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []config.File, lookup func(string) (string, bool), spillDir string) error {
-	opts := s.opts
+// mcpDef is one server definition and where it comes from.
+type mcpDef struct {
+	mcp.Server
+	written mcp.ServerConfig // before expansion: what an answer is for
+}
+
+// mcpDefs are the servers defined for a session, by name, in the order
+// their names were first defined.
+type mcpDefs struct {
+	order  []string
+	byName map[string]*mcpDef
+	// problems are the definitions left out, each a *mcp.DefinitionError.
+	problems []error
+}
+
+// gatherMCP reads the server definitions of the settings files (as
+// applied: files), of .mcp.json in dir when layers has the project layer,
+// of configFiles (--mcp-config) and of sdk (Options.MCPServers): later
+// sources replace earlier definitions of a name — the user's file,
+// .mcp.json, the workspace's files, --mcp-config, the program's. strict
+// keeps only the last two. note is told which files were left out and why
+// (the definitions left out are in problems); a --mcp-config file that
+// cannot be read is an error.
+func gatherMCP(dir string, files []config.File, layers []config.Layer, configFiles []string, sdk map[string]mcp.ServerConfig, strict bool, note func(format string, args ...any)) (mcpDefs, error) {
 	var srcs []mcpSource
-	note := func(format string, args ...any) { fmt.Fprintf(&s.notice, "nova: warning: "+format+"\n", args...) }
-	if !opts.StrictMCPConfig {
+	if !strict {
 		var user, workspaceFiles []mcpSource
 		for _, f := range files {
 			if len(f.Settings.MCPServers) == 0 {
@@ -143,8 +166,8 @@ func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []con
 			}
 		}
 		srcs = append(srcs, user...)
-		if slices.Contains(layersOf(opts.SettingSources), config.LayerProject) {
-			path := filepath.Join(s.dir, ".mcp.json")
+		if slices.Contains(layers, config.LayerProject) {
+			path := filepath.Join(dir, ".mcp.json")
 			data, err := os.ReadFile(path)
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
@@ -161,58 +184,48 @@ func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []con
 		}
 		srcs = append(srcs, workspaceFiles...)
 	}
-	for _, path := range opts.MCPConfigFiles {
+	for _, path := range configFiles {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return fmt.Errorf("MCP config: %w", err)
+			return mcpDefs{}, fmt.Errorf("MCP config: %w", err)
 		}
 		mf, err := mcp.ParseFile(path, data)
 		if err != nil {
-			return fmt.Errorf("MCP config %w", err)
+			return mcpDefs{}, fmt.Errorf("MCP config %w", err)
 		}
 		srcs = append(srcs, mcpSource{scope: mcp.ScopeFlag, file: path, f: mf})
 	}
-	if len(opts.MCPServers) > 0 {
+	if len(sdk) > 0 {
 		raw := mcp.File{Servers: map[string]mcp.ServerConfig{}}
-		for name, c := range opts.MCPServers {
+		for name, c := range sdk {
 			raw.Servers[name] = c
 		}
 		srcs = append(srcs, mcpSource{scope: mcp.ScopeSDK, f: raw})
 	}
 
-	// A later source's definition of a name replaces an earlier one:
-	// user, .mcp.json, the workspace's files, --mcp-config, the program's.
-	type def struct {
-		mcp.Server
-		written mcp.ServerConfig // before expansion: what an answer is for
-	}
-	byName := map[string]*def{}
-	var order []string
+	defs := mcpDefs{byName: map[string]*mcpDef{}}
 	for _, src := range srcs {
-		for _, p := range src.f.Problems {
-			note("%v", p)
-		}
+		defs.problems = append(defs.problems, src.f.Problems...)
 		for _, name := range src.f.Names() {
-			if _, ok := byName[name]; !ok {
-				order = append(order, name)
+			if _, ok := defs.byName[name]; !ok {
+				defs.order = append(defs.order, name)
 			}
 			c := src.f.Servers[name]
-			byName[name] = &def{Server: mcp.Server{Name: name, Config: c, Scope: src.scope, Source: src.file}, written: c}
+			defs.byName[name] = &mcpDef{Server: mcp.Server{Name: name, Config: c, Scope: src.scope, Source: src.file}, written: c}
 		}
 	}
-	if len(order) == 0 {
-		return nil
-	}
+	return defs, nil
+}
 
-	// Which servers of .mcp.json may start: declined in the settings, an
-	// answer of the person's for this very definition, enabled in the
-	// settings (the user's own, or a trusted workspace's), or asked now.
-	settings := s.settings
-	rec := ws.Record.MCPServers
-	approved, disabled := map[string]bool{}, map[string]string{}
-	var pending []MCPServerInfo
-	for _, name := range order {
-		d := byName[name]
+// approveMCP decides which servers of .mcp.json may start: declined in the
+// settings, an answer of the person's for this very definition (rec, from
+// the user's file), enabled in the settings (the user's own, or a trusted
+// workspace's); the rest are pending, for the person to be asked. disabled
+// says why each one that may not start may not.
+func approveMCP(defs mcpDefs, settings config.Settings, rec map[string]config.MCPAnswer) (approved map[string]bool, disabled map[string]string, pending []MCPServerInfo) {
+	approved, disabled = map[string]bool{}, map[string]string{}
+	for _, name := range defs.order {
+		d := defs.byName[name]
 		if d.Scope != mcp.ScopeProject {
 			continue
 		}
@@ -234,6 +247,27 @@ func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []con
 				File: d.Source, Changed: answered})
 		}
 	}
+	return approved, disabled, pending
+}
+
+// loadMCP gathers the session's server definitions, decides which may
+// start and starts them in the background. It never waits for a server;
+// the person is asked about .mcp.json's servers after the others started.
+func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []config.File, lookup func(string) (string, bool), spillDir string) error {
+	opts := s.opts
+	note := func(format string, args ...any) { fmt.Fprintf(&s.notice, "nova: warning: "+format+"\n", args...) }
+	defs, err := gatherMCP(s.dir, files, layersOf(opts.SettingSources), opts.MCPConfigFiles, opts.MCPServers, opts.StrictMCPConfig, note)
+	if err != nil {
+		return err
+	}
+	for _, p := range defs.problems {
+		note("%v", p)
+	}
+	order, byName := defs.order, defs.byName
+	if len(order) == 0 {
+		return nil
+	}
+	approved, disabled, pending := approveMCP(defs, s.settings, ws.Record.MCPServers)
 	timeouts := opts.MCPTimeouts
 	if timeouts.Start == 0 {
 		timeouts.Start = millisFrom(lookup, "MCP_TIMEOUT")
@@ -245,6 +279,9 @@ func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []con
 	m.mgr = mcp.NewManager(mcp.Options{ClientName: "nova", Dir: s.dir, SpillDir: spillDir, Timeouts: timeouts, OnChange: m.changed})
 	s.mcp = m
 	s.closers = append(s.closers, func() { _ = m.mgr.Close() })
+	// A tool called by name before its server has connected: the call
+	// waits for the server, and is decided on the tool it turns out to be.
+	m.reg.SetFallback(m.pending)
 
 	// The servers decided already start now, before the person is asked
 	// about the others: the question does not delay them. Those asked
@@ -423,6 +460,16 @@ func (t settlingSearch) Run(ctx context.Context, env *tool.Env, input json.RawMe
 		return tool.Result{}, err
 	}
 	return t.Tool.Run(ctx, env, input)
+}
+
+// pending answers the registry for a name it does not hold: a tool of a
+// server that has not connected yet (mcp.Manager.Pending), unless a bare
+// deny rule hides it.
+func (m *mcpSession) pending(name string) (tool.Tool, bool) {
+	if !strings.HasPrefix(name, "mcp__") || m.hidden(name) {
+		return nil, false
+	}
+	return m.mgr.Pending(name, m.hidden)
 }
 
 // maxInstructions bounds one server's instructions in the system prompt.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -28,6 +29,7 @@ type callState struct {
 	// modelInput is the model's own input when the decision replaced it
 	// (verdict.Decision.Input): call.Input is what runs.
 	modelInput json.RawMessage
+	pending    tool.Pending // known by name only: decided once resolved
 }
 
 // dispatch decides one call exactly once, and starts it, reserves its place
@@ -65,6 +67,22 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 		}
 		return cs
 	}
+	if p, ok := t.(tool.Pending); ok {
+		// Whether it may run depends on the tool it turns out to be: its
+		// place is kept (it may touch anything) and it is decided after
+		// the stream, once resolved.
+		cs.deferred, cs.pending = true, p
+		cs.task = exec.reserve(call, tool.Exclusive())
+		return cs
+	}
+	r.decide(exec, cs, t)
+	return cs
+}
+
+// decide asks the chain about a call of t and starts it, denies it, or
+// keeps its place for a person's answer (cs.deferred).
+func (r *run) decide(exec *executor, cs *callState, t tool.Tool) {
+	a, call := r.a, cs.call
 	dec := a.check(verdict.Call{ID: call.ID, Tool: call.Name, Input: call.Input, ReadOnly: t.ReadOnly()})
 	cs.decision = dec
 	if dec.Input != nil && dec.Behavior != verdict.Deny && !bytes.Equal(dec.Input, call.Input) {
@@ -74,7 +92,7 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 		if err := tool.Validate(t, dec.Input); err != nil {
 			res := tool.Errorf("A hook replaced the arguments of this %s call with arguments the tool does not accept (%v), so the call was not run.", call.Name, err)
 			cs.decided, cs.denied, cs.denial = &res, true, denial{reason: "a hook replaced its arguments with invalid ones: " + err.Error()}
-			return cs
+			return
 		}
 		cs.modelInput = call.Input
 		call.Input = dec.Input
@@ -82,7 +100,9 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 	}
 	switch dec.Behavior {
 	case verdict.Allow:
-		cs.task = exec.reserve(call, effectsOf(t, a.Env, call.Input))
+		if cs.task == nil {
+			cs.task = exec.reserve(call, effectsOf(t, a.Env, call.Input))
+		}
 		exec.start(cs.task, t, dec.Paths)
 	case verdict.Deny:
 		res := tool.Errorf("Permission to use %s was denied: %s Do not retry this call; choose another approach or ask the user.", call.Name, endSentence(dec.Reason))
@@ -95,7 +115,7 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 			cs.decided = &res
 			plan := pa.Plan(a.Env, call.Input)
 			r.endWith = &plan
-			return cs
+			return
 		}
 		if a.NonInteractive {
 			d := denial{reason: dec.Reason, needsApproval: true}
@@ -110,10 +130,11 @@ func (r *run) dispatch(exec *executor, call ToolCall) *callState {
 			// Its place is kept: later calls that conflict with it wait
 			// for the person's answer, as they would for the call.
 			cs.deferred = true
-			cs.task = exec.reserve(call, effectsOf(t, a.Env, call.Input))
+			if cs.task == nil {
+				cs.task = exec.reserve(call, effectsOf(t, a.Env, call.Input))
+			}
 		}
 	}
-	return cs
 }
 
 // finishCalls asks a person about the deferred calls (each allowed one
@@ -129,6 +150,8 @@ func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callStat
 		switch {
 		case ctx.Err() != nil:
 			r.settleCancelled(exec, cs)
+		case cs.pending != nil:
+			r.resolve(ctx, exec, cs)
 		case cs.question:
 			r.askQuestion(ctx, exec, cs)
 			r.settled(cs)
@@ -148,6 +171,7 @@ func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callStat
 		switch {
 		case cs.decided != nil:
 			rec.res = *cs.decided
+			rec.cancelled = *cs.decided == cancelledResult
 		case cs.task != nil && cs.task.state == started:
 			rec.res = cs.task.result
 			rec.cancelled = cs.task.cancelled
@@ -179,6 +203,56 @@ func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callStat
 			Suggest: rec.denial.suggest, SuggestMode: rec.denial.mode,
 			DurationMS: rec.duration.Milliseconds(), SpillPath: rec.spill,
 		})
+	}
+}
+
+// resolve waits for a pending call's tool, then decides the call as it
+// would have been decided had the tool been known when its block completed:
+// started in its place, denied, or asked about now.
+func (r *run) resolve(ctx context.Context, exec *executor, cs *callState) {
+	type resolved struct {
+		t   tool.Tool
+		err error
+	}
+	done := make(chan resolved, 1)
+	go func() {
+		t, err := cs.pending.Resolve(ctx) // returns once ctx ends
+		done <- resolved{t, err}
+	}()
+	var got resolved
+	for waiting := true; waiting; {
+		select {
+		case got = <-done:
+			waiting = false
+		case <-exec.notify:
+			r.reportEnded(exec) // tools keep ending while it waits
+		}
+	}
+	cs.pending = nil
+	if ctx.Err() != nil {
+		r.settleCancelled(exec, cs)
+		return
+	}
+	if _, still := got.t.(tool.Pending); got.err == nil && (got.t == nil || still) {
+		got.err = errors.New("the tool could not be found")
+	}
+	if got.err != nil {
+		res := tool.Errorf("The call of %s did not run: %s", cs.call.Name, endSentence(got.err.Error()))
+		cs.decided, cs.deferred = &res, false
+		exec.release(cs.task)
+		r.settled(cs)
+		return
+	}
+	cs.tool, cs.deferred = got.t, false
+	r.decide(exec, cs, got.t)
+	switch {
+	case cs.decided != nil:
+		exec.release(cs.task)
+		r.settled(cs)
+	case cs.deferred:
+		r.askAndRun(ctx, exec, cs)
+	default:
+		r.reportEnded(exec)
 	}
 }
 

@@ -69,6 +69,15 @@ func (c ServerConfig) Hash() string {
 	return "sha256:" + hex.EncodeToString(h[:])
 }
 
+// Validate checks a server's name and its definition as written (${VAR}
+// references unexpanded), as ParseFile does: the error says what is wrong.
+func Validate(name string, c ServerConfig) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	return c.validate()
+}
+
 // validate checks a definition (after expansion).
 func (c ServerConfig) validate() error {
 	switch c.Transport() {
@@ -128,8 +137,18 @@ type Server struct {
 type File struct {
 	// Servers are the usable definitions, as written (not expanded).
 	Servers map[string]ServerConfig
-	// Problems name each definition left out and why.
+	// Problems name each definition left out and why (each a
+	// *DefinitionError).
 	Problems []error
+}
+
+// DefinitionError is a server definition left out of a file, and why.
+type DefinitionError struct {
+	File, Server, Reason string
+}
+
+func (e *DefinitionError) Error() string {
+	return fmt.Sprintf("%s: MCP server %q left out: %s", e.File, e.Server, e.Reason)
 }
 
 // Names lists the servers in name order.
@@ -172,7 +191,7 @@ func ParseServers(path string, raw json.RawMessage) (File, error) {
 	seen := map[string]string{}
 	for _, name := range sortedKeys(defs) {
 		bad := func(format string, args ...any) {
-			f.Problems = append(f.Problems, fmt.Errorf("%s: MCP server %q left out: %s", path, name, fmt.Sprintf(format, args...)))
+			f.Problems = append(f.Problems, &DefinitionError{File: path, Server: name, Reason: fmt.Sprintf(format, args...)})
 		}
 		if err := checkName(name); err != nil {
 			bad("%v", err)

@@ -16,12 +16,14 @@ import (
 // Order is stable so the tools array in every request is byte-identical (it
 // sits under a prompt-cache breakpoint): deferring, replacing or removing
 // deferred tools never changes Specs. It is safe for concurrent use: servers
-// that connect late add deferred tools while runs read it.
+// that connect late add deferred tools while runs read it. A fallback
+// (SetFallback) answers Get for names it does not hold.
 type Registry struct {
 	mu       sync.RWMutex
 	tools    []Tool          // listed, in order
 	byName   map[string]Tool // listed
 	deferred map[string]Tool
+	fallback func(name string) (Tool, bool)
 }
 
 // NewRegistry returns a registry listing tools, in order. The zero
@@ -107,15 +109,32 @@ func (r *Registry) Deferred() []Tool {
 }
 
 // Get returns the named tool, listed or deferred: a deferred tool is callable
-// by its exact name whether or not the model searched for it first.
+// by its exact name whether or not the model searched for it first. A name
+// the registry does not hold is asked of the fallback, if one is set.
 func (r *Registry) Get(name string) (Tool, bool) {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	if t, ok := r.byName[name]; ok {
+		r.mu.RUnlock()
 		return t, true
 	}
 	t, ok := r.deferred[name]
-	return t, ok
+	fallback := r.fallback
+	r.mu.RUnlock()
+	if ok || fallback == nil {
+		return t, ok
+	}
+	// Outside the lock: the fallback may look at the registry itself.
+	return fallback(name)
+}
+
+// SetFallback sets what Get asks about a name the registry holds neither
+// listed nor deferred (nil: nothing): the SDK answers for the tools of MCP
+// servers still starting, whose names are not known yet, with a Pending
+// tool. What it returns is neither listed nor kept; Specs never changes.
+func (r *Registry) SetFallback(f func(name string) (Tool, bool)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fallback = f
 }
 
 // Names lists the listed tools' names in order.

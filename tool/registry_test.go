@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -105,5 +106,72 @@ func TestTruncate(t *testing.T) {
 	}
 	if Truncate("short", 1000) != "short" {
 		t.Fatal("short string changed")
+	}
+}
+
+// The fallback answers only for names the registry does not hold, never
+// changes Specs, and may be set while others read the registry.
+func TestRegistryFallback(t *testing.T) {
+	r := sample()
+	noop := func(context.Context, *Env, readIn) (Result, error) { return Result{Content: "late"}, nil }
+	late := New("mcp__srv__late", "A tool of a server still starting.", false, nil, noop)
+	specs, _ := json.Marshal(r.Specs())
+	if _, ok := r.Get("mcp__srv__late"); ok {
+		t.Fatal("found without a fallback")
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 100 {
+				r.Get("mcp__srv__late")
+				r.Get("Read")
+			}
+		})
+	}
+	var asked []string
+	var mu sync.Mutex
+	r.SetFallback(func(name string) (Tool, bool) {
+		mu.Lock()
+		asked = append(asked, name)
+		mu.Unlock()
+		if strings.HasPrefix(name, "mcp__srv__") {
+			_, listed := r.Get("Read") // the fallback may use the registry
+			return late, listed
+		}
+		return nil, false
+	})
+	wg.Wait()
+	r.SetFallback(nil)
+	r.SetFallback(func(name string) (Tool, bool) {
+		mu.Lock()
+		asked = append(asked, name)
+		mu.Unlock()
+		if strings.HasPrefix(name, "mcp__srv__") {
+			return late, true
+		}
+		return nil, false
+	})
+	asked = nil
+	if got, ok := r.Get("mcp__srv__late"); !ok || got != late {
+		t.Errorf("Get = %v, %v", got, ok)
+	}
+	if _, ok := r.Get("mcp__other__x"); ok {
+		t.Error("the fallback's no was not kept")
+	}
+	if got, ok := r.Get("Read"); !ok || got.Name() != "Read" {
+		t.Errorf("Read = %v, %v", got, ok)
+	}
+	r.Defer(New("Deferred", "d", true, nil, noop))
+	if _, ok := r.Get("Deferred"); !ok {
+		t.Error("a deferred tool is not found first")
+	}
+	if !cmp.Equal(asked, []string{"mcp__srv__late", "mcp__other__x"}) {
+		t.Errorf("the fallback was asked about %v", asked)
+	}
+	if after, _ := json.Marshal(r.Specs()); string(after) != string(specs) {
+		t.Errorf("Specs changed:\n%s\n%s", specs, after)
+	}
+	if len(r.Deferred()) != 1 {
+		t.Errorf("deferred = %v", r.Deferred())
 	}
 }

@@ -59,6 +59,19 @@ type PlanApprover interface {
 	Unattended() Result
 }
 
+// Pending is a tool known by name before its definition is: a tool of an
+// MCP server called while the server is still starting (Registry.SetFallback
+// returns one). Whether it may run, and how, depends on the real tool, so the
+// loop keeps the call's place and, once the model's answer is complete,
+// decides it on the tool Resolve returns. Resolve waits (bounded by the
+// tool's own limit, or until ctx ends); an error says why the call cannot
+// run (no such tool, the server did not start) and reaches the model as
+// "The call of NAME did not run: ERROR.", unless ctx ended.
+type Pending interface {
+	Tool
+	Resolve(ctx context.Context) (Tool, error)
+}
+
 // Result is what a tool call returns to the model.
 type Result struct {
 	Content string

@@ -27,11 +27,14 @@ import (
 
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/llm/llmtest"
+	"github.com/novacode/nova/mcp/mcptest"
 )
 
 var idleBase, novaUpstream *string
 
 func main() {
+	// Re-run as a Go MCP server by the MCP start-up measurement.
+	mcptest.MainIfServer()
 	nova := flag.String("nova", "./nova", "path of the nova binary to measure")
 	runs := flag.Int("runs", 5, "repetitions of each scenario (the median is reported)")
 	baselineURL := flag.String("baseline-client", "", "internal: act as the baseline client against this server URL")
@@ -39,13 +42,22 @@ func main() {
 	spawn := flag.Bool("spawn", false, "internal: baseline spawns bash -c 'echo hi' per tool turn")
 	idleBase = flag.String("idlebase", "", "path of bench/idlebase, the idle-TUI baseline")
 	novaUpstream = flag.String("nova-upstream", "", "path of nova built on upstream Bubble Tea (bench/run.sh), for the keystroke comparison")
-	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages), paced (the paced three-call turn) or rss (process and binary size)")
+	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages), paced (the paced three-call turn), rss (process and binary size) or mcp (time to the first request with MCP servers configured)")
 	novaOld := flag.String("nova-old", "", "an earlier build of nova, measured beside this one in the paced turn")
 	flag.StringVar(&oldLabel, "nova-old-label", oldLabel, "how the paced table names the earlier build")
 	cache := flag.String("cache", "as-is", "with -only rss, how the binary sits in the page cache: as-is, cold (evicted, paged in by the runs), reread (evicted, then read whole like cat) or all (as-is, then cold, then reread)")
 	flag.Parse()
 	if *only == "paced" {
 		out, err := pacedReport(context.Background(), *nova, *novaOld, *runs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "novabench:", err)
+			os.Exit(1)
+		}
+		fmt.Print(out)
+		return
+	}
+	if *only == "mcp" {
+		out, err := mcpStartReport(context.Background(), *nova, *runs)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "novabench:", err)
 			os.Exit(1)
@@ -290,6 +302,12 @@ func report(nova, novaOld string, runs int) error {
 	fmt.Fprintf(&b, "| wall time | %s | %s | %.2f | |\n", ms(novaOne.wall), ms(baseOne.wall), ratio(novaOne.wall, baseOne.wall))
 	fmt.Fprintf(&b, "| peak anonymous memory (sampled RssAnon) | %.1f MiB | %.1f MiB | %.2f | |\n", mib(novaOne.anonRSS), mib(baseOne.anonRSS), float64(novaOne.anonRSS)/float64(max(1, baseOne.anonRSS)))
 	fmt.Fprintf(&b, "| peak RSS (ru_maxrss) | %.1f MiB | %.1f MiB | %.2f | |\n\n", mib(novaOne.maxRSS), mib(baseOne.maxRSS), float64(novaOne.maxRSS)/float64(baseOne.maxRSS))
+	mcpStart, err := mcpStartReport(ctx, nova, runs)
+	if err != nil {
+		return fmt.Errorf("MCP start-up: %w", err)
+	}
+	b.WriteString("### Time to the first request with MCP servers configured\n\n")
+	b.WriteString(mcpStart)
 	size, err := rssReport(ctx, nova, runs, cacheAsIs)
 	if err != nil {
 		return fmt.Errorf("process size: %w", err)

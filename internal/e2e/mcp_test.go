@@ -92,23 +92,13 @@ func TestMCPThroughTheBinary(t *testing.T) {
 
 	// The person names the file: its servers are theirs. The first request
 	// goes out while the server may still be starting (its tools are then
-	// deferred); the model answers once the server has had time to start,
-	// and calls the tool by its name.
-	srv2 := llmtest.NewServer()
+	// deferred); the model calls the tool by its name at once, and the call
+	// waits for the server if it has to.
+	srv2 := llmtest.NewServer(
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.ToolUse("c1", "mcp__repo__echo", `{"text":"from the server"}`)}},
+		llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}},
+	)
 	defer srv2.Close()
-	n := 0
-	srv2.SetFallback(func(llmtest.Request) llmtest.Turn {
-		n++
-		if n > 1 {
-			return llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("done")}}
-		}
-		deadline := time.Now().Add(10 * time.Second)
-		for len(pidsIn(t, pidFile)) == 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		time.Sleep(300 * time.Millisecond)
-		return llmtest.Turn{Blocks: []llmtest.Block{llmtest.ToolUse("c1", "mcp__repo__echo", `{"text":"from the server"}`)}}
-	})
 	r = runNova(t, srv2, ws, "--mcp-config", filepath.Join(ws, ".mcp.json"), "--strict-mcp-config", "echo something")
 	if r.Code != 0 {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
