@@ -264,7 +264,9 @@ func TestTUIWebSearch(t *testing.T) {
 		t.Fatalf("%d model calls before the answer about web search", n)
 	}
 	s.run("send-keys", "-t", s.name, "Enter")
-	final := s.waitFor("Sources:")
+	// The failed second search is the last thing the turn shows: wait for
+	// it, not for the sources, which come first.
+	final := s.waitFor("max_uses_exceeded")
 	for _, want := range []string{
 		`● WebSearch("go 1.26 release")`, "Go 1.26 Release Notes — https://go.dev/doc/go1.26", "https://go.dev/blog/",
 		"Go 1.26 shipped in February.[1]", "[1] Go 1.26 Release Notes — https://go.dev/doc/go1.26",
