@@ -25,9 +25,11 @@ func TestHookOutputIsCapped(t *testing.T) {
 		res.stdout.dropped != 50_000_000-hookOutputCap || res.stderr.dropped != 50_000_000-hookOutputCap {
 		t.Fatalf("code %d, kept %d and %d, dropped %d and %d", res.code, res.stdout.buf.Len(), res.stderr.buf.Len(), res.stdout.dropped, res.stderr.dropped)
 	}
-	// What was kept (2 MB, grown by doubling), the copies' buffers, and
-	// what the race detector adds: a tenth of what was read.
-	if n := after.TotalAlloc - before.TotalAlloc; n > 10<<20 {
+	// What was kept (2 MB, grown by doubling), the copies' buffers, what
+	// the race detector adds and whatever else the process allocated
+	// meanwhile: under a quarter of what was read. Keeping it all would
+	// take 100 MB and more.
+	if n := after.TotalAlloc - before.TotalAlloc; n > 25<<20 {
 		t.Errorf("reading 100 MB of output allocated %d bytes", n)
 	}
 }
