@@ -64,7 +64,7 @@ func CheckPermission(ctx context.Context, tool string, input json.RawMessage, o 
 	settings, files := ws.Resolve(trusted)
 	warnSettings(&notice, files)
 	pin := permissionInputs{Mode: o.PermissionMode, Allow: o.Allow, Ask: o.Ask, Deny: o.Deny,
-		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath}
+		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath, DataDir: data}
 	res.Sandbox = o.Sandbox
 	switch o.Sandbox {
 	case "assumed":
@@ -76,7 +76,7 @@ func CheckPermission(ctx context.Context, tool string, input json.RawMessage, o 
 				return nil, err
 			}
 			// No TempDir: New makes one, and Close removes it.
-			return sandbox.New(mode, sandbox.Policy{Workspace: dir, Writable: additional})
+			return sandbox.New(mode, sandbox.Policy{Workspace: dir, Writable: additional, ReadOnly: []string{data}})
 		}
 	}
 	c, sb, err := buildChecker(pin, dir, files, &notice)

@@ -386,3 +386,24 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("after interrupt: %+v, %v", s.Result(), err)
 	}
 }
+
+// A data directory a program puts inside the workspace is protected as
+// ~/.novacode is: in bypassPermissions too, the model cannot write the
+// settings that decide what runs (and where hooks come from).
+func TestDataDirInTheWorkspaceIsProtected(t *testing.T) {
+	srv := llmtest.NewServer(call("w1", "Write", `{"file_path":"nova-data/settings.json","content":"{\"permissions\":{\"allow\":[\"Bash\"]}}"}`), text("done"))
+	defer srv.Close()
+	o := testOptions(t, srv)
+	o.DataDir = filepath.Join(o.Dir, "nova-data")
+	o.PermissionMode = nova.ModeBypassPermissions
+	res, err := nova.Run(context.Background(), "loosen your settings", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ToolCalls[0].Denied {
+		t.Fatalf("call: %+v", res.ToolCalls[0])
+	}
+	if _, err := os.Stat(filepath.Join(o.DataDir, "settings.json")); err == nil {
+		t.Fatal("the data directory's settings were written")
+	}
+}

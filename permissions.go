@@ -38,6 +38,9 @@ type permissionInputs struct {
 	// workspace is trusted.
 	Always     []string
 	AlwaysFrom string
+	// DataDir is NovaCode's data directory, protected like ~/.novacode
+	// wherever it lies (Options.DataDir, $NOVA_HOME).
+	DataDir string
 }
 
 // buildChecker assembles the chain from the settings files (in order) and
@@ -46,6 +49,7 @@ type permissionInputs struct {
 func buildChecker(in permissionInputs, workspace string, files []config.File, errOut io.Writer) (*permission.Checker, *sandbox.Sandbox, error) {
 	var cfg permission.Config
 	cfg.Workspace = workspace
+	cfg.DataDir = in.DataDir
 	cfg.Home, _ = os.UserHomeDir()
 	warn := func(e rules.ParseError) { fmt.Fprintf(errOut, "nova: warning: %v (rule ignored)\n", e) }
 	mode := ""
@@ -233,7 +237,7 @@ func sandboxMode(s config.Settings) (sandbox.Mode, error) {
 }
 
 // newSandbox sets up the OS sandbox for Bash from the "sandbox" setting.
-func newSandbox(s config.Settings, workspace string, additional []string, tmp string) (*sandbox.Sandbox, error) {
+func newSandbox(s config.Settings, workspace string, additional []string, tmp, dataDir string) (*sandbox.Sandbox, error) {
 	mode, err := sandboxMode(s)
 	if err != nil {
 		return nil, err
@@ -241,5 +245,5 @@ func newSandbox(s config.Settings, workspace string, additional []string, tmp st
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("create the sandbox's temp dir: %w", err)
 	}
-	return sandbox.New(mode, sandbox.Policy{Workspace: workspace, Writable: additional, TempDir: tmp})
+	return sandbox.New(mode, sandbox.Policy{Workspace: workspace, Writable: additional, TempDir: tmp, ReadOnly: []string{dataDir}})
 }

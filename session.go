@@ -162,7 +162,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	sideDir := s.sideDir()
 
 	pin := permissionInputs{Mode: opts.PermissionMode, Allow: opts.Allow, Ask: opts.Ask, Deny: opts.Deny,
-		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath, DebugLog: opts.PermissionLog}
+		Always: ws.Record.Allow, AlwaysFrom: ws.UserPath, DebugLog: opts.PermissionLog, DataDir: s.data}
 	if opts.DebugPermissionsFile && pin.DebugLog == nil {
 		if pin.DebugLog, err = s.debugFile(sideDir); err != nil {
 			return nil, err
@@ -173,7 +173,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 			v := opts.Sandbox
 			settings.Sandbox = &v
 		}
-		return newSandbox(settings, s.dir, additional, filepath.Join(sideDir, "tmp"))
+		return newSandbox(settings, s.dir, additional, filepath.Join(sideDir, "tmp"), s.data)
 	}
 	s.checker, s.sandbox, err = buildChecker(pin, s.dir, files, &s.notice)
 	if err != nil {

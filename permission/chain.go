@@ -24,6 +24,10 @@ type Config struct {
 	Workspace      string
 	AdditionalDirs []string
 	Home           string
+	// DataDir is NovaCode's data directory when it is not ~/.novacode
+	// (which is protected anyway): writing there is asked of a person in
+	// every mode, as for $NOVA_HOME, and its settings.json is a secret.
+	DataDir string
 	// Sandboxed says commands run inside the OS sandbox (no writes outside
 	// the workspace, no network). Rules for commands that run code the
 	// project defines count only then: see unconfinedRunner.
@@ -63,6 +67,7 @@ func New(cfg Config) (*Checker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("set up the path sandbox: %w", err)
 	}
+	g.AddDataDir(cfg.DataDir)
 	return &Checker{cfg: cfg, guard: g}, nil
 }
 

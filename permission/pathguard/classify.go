@@ -47,9 +47,9 @@ func (g *Guard) protected(paths []string, gitChecks bool) string {
 		// $NOVA_HOME is ~/.novacode by another name (which protectedName
 		// knows): its settings file trusts workspaces and holds the
 		// person's own hooks, which run without asking anyone.
-		for _, d := range []string{g.dataDir, g.dataDirResolved} {
+		for _, d := range g.dataDirs {
 			if _, ok := relParts(p, d); ok && d != "" {
-				return "NovaCode's data directory ($NOVA_HOME, " + d + "): its settings decide what runs without asking, hooks included"
+				return "NovaCode's data directory (" + d + "): its settings decide what runs without asking, hooks included"
 			}
 		}
 	}
@@ -247,7 +247,7 @@ var homeSecrets = [][]string{
 	{".ssh"}, {".gnupg"}, {".password-store"}, {".local", "share", "keyrings"},
 	{".netrc"}, {".git-credentials"}, {".config", "git", "credentials"},
 	// NovaCode's own user settings may hold API keys (so may NOVA_HOME's:
-	// see Guard.dataDir), and so may other coding agents'.
+	// see Guard.dataDirs), and so may other coding agents'.
 	{".novacode", "settings.json"}, {".claude", ".credentials.json"}, {".codex", "auth.json"},
 	// Cloud and cluster CLIs.
 	{".aws"}, {".azure"}, {".config", "gcloud"}, {".kube"}, {".oci"},
@@ -317,7 +317,7 @@ func (g *Guard) homeSecret(p string) string {
 			}
 		}
 	}
-	for _, d := range []string{g.dataDir, g.dataDirResolved} {
+	for _, d := range g.dataDirs {
 		if rel, ok := relParts(p, d); ok && d != "" && slices.Equal(rel, []string{"settings.json"}) {
 			return "NovaCode's user settings (" + filepath.Join(d, "settings.json") + "), which may hold API keys"
 		}

@@ -74,9 +74,12 @@ type Guard struct {
 	roots        []root // roots[0] is the workspace
 	home         string // as given, cleaned; "" when unknown
 	homeResolved string
-	// dataDir is $NOVA_HOME, where NovaCode keeps its user settings when
-	// the variable is set ("" otherwise; ~/.novacode is in homeSecrets).
-	dataDir, dataDirResolved string
+	// dataDirs are NovaCode's data directories other than ~/.novacode
+	// ($NOVA_HOME, a program's Options.DataDir), each as given and
+	// resolved: its settings file trusts workspaces and holds the person's
+	// own hooks, so writing there is protected and its settings.json is a
+	// secret.
+	dataDirs []string
 }
 
 type root struct {
@@ -114,7 +117,7 @@ func New(workspace string, additionalDirs []string, home string) (*Guard, error)
 	}
 	if d := os.Getenv("NOVA_HOME"); d != "" && !strings.ContainsRune(d, 0) {
 		if abs, err := filepath.Abs(d); err == nil {
-			g.dataDir, g.dataDirResolved = abs, resolveRoot(abs)
+			g.dataDirs = append(g.dataDirs, abs, resolveRoot(abs))
 		}
 	}
 	g.roots = append(g.roots, root{path: wsResolved, fold: caseInsensitive(wsResolved)})
@@ -389,4 +392,16 @@ func expandHome(p, home string) (string, bool) {
 	// Not filepath.Join, which would clean away a `..` whose meaning
 	// depends on the symlinks before it (see Inspect).
 	return home + p[1:], true
+}
+
+// AddDataDir protects d as NovaCode's data directory, as $NOVA_HOME is: an
+// embedding program's choice of data directory (nova.Options.DataDir) may
+// lie anywhere, the workspace included.
+func (g *Guard) AddDataDir(d string) {
+	if d == "" || strings.ContainsRune(d, 0) {
+		return
+	}
+	if abs, err := filepath.Abs(d); err == nil {
+		g.dataDirs = append(g.dataDirs, abs, resolveRoot(abs))
+	}
 }

@@ -72,16 +72,35 @@ func TestHomeSecrets(t *testing.T) {
 // $NOVA_HOME is NovaCode's own, as ~/.novacode is: writing anything in it
 // is protected, even where it lies inside the workspace (its settings hold
 // the person's hooks and trust answers).
+//
+// A data directory an embedding program chose (nova.Options.DataDir) is
+// protected the same way, through AddDataDir, with no $NOVA_HOME.
 func TestDataDirIsProtected(t *testing.T) {
+	for _, how := range []string{"NOVA_HOME", "AddDataDir"} {
+		t.Run(how, func(t *testing.T) { testDataDirIsProtected(t, how) })
+	}
+}
+
+func testDataDirIsProtected(t *testing.T, how string) {
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	data := filepath.Join(ws, "nova-home")
-	t.Setenv("NOVA_HOME", data)
+	if how == "NOVA_HOME" {
+		t.Setenv("NOVA_HOME", data)
+	} else {
+		t.Setenv("NOVA_HOME", "")
+	}
 	g, err := New(ws, nil, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if how == "AddDataDir" {
+		if g.Inspect("nova-home/settings.json", ws).Protected != "" {
+			t.Fatal("protected before AddDataDir: the test cannot fail")
+		}
+		g.AddDataDir(data)
 	}
 	for path, want := range map[string]bool{
 		filepath.Join(data, "settings.json"):            true,

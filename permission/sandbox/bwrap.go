@@ -80,6 +80,16 @@ func bwrapArgs(p Policy, dir string, protect []string) ([]string, error) {
 	if _, err := os.Stat(settings); err == nil {
 		args = append(args, "--ro-bind", settings, settings)
 	}
+	for _, d := range realDirs(p.ReadOnly) {
+		if !under(d, writable) {
+			continue // read-only already, as all of / is
+		}
+		args = append(args, "--ro-bind", d, d)
+		if p.TempDir != "" && under(p.TempDir, []string{d}) {
+			// The session's temp dir lives in the data directory.
+			args = append(args, "--bind", p.TempDir, p.TempDir)
+		}
+	}
 
 	tmp := "/tmp"
 	if p.TempDir != "" {

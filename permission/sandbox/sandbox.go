@@ -125,6 +125,12 @@ type Policy struct {
 	// commands use their private /tmp (empty for each command), and
 	// Landlock commands get a directory New creates and Close removes.
 	TempDir string
+	// ReadOnly lists directories inside the writable ones that commands
+	// must not change (NovaCode's data directory when it lies in the
+	// workspace: its settings decide what runs without asking). Under
+	// bubblewrap they are bound read-only, TempDir staying writable inside
+	// them; Landlock, which can only allow, cannot exclude them.
+	ReadOnly []string
 }
 
 // Backend kinds, as Kind reports them.
@@ -267,6 +273,16 @@ func cleanPolicy(p Policy) (Policy, error) {
 		if out.TempDir, err = filepath.EvalSymlinks(p.TempDir); err != nil {
 			return p, fmt.Errorf("new sandbox: temp dir: %w", err)
 		}
+	}
+	for _, d := range p.ReadOnly {
+		if d == "" {
+			continue
+		}
+		if !filepath.IsAbs(d) {
+			return p, fmt.Errorf("new sandbox: read-only directory %q is not an absolute path", d)
+		}
+		// Missing ones are resolved when a command starts (see realDirs).
+		out.ReadOnly = append(out.ReadOnly, filepath.Clean(d))
 	}
 	return out, nil
 }

@@ -796,3 +796,23 @@ func TestOpenInit(t *testing.T) {
 		t.Errorf("second end: note %q", note)
 	}
 }
+
+// A directory of Policy.ReadOnly inside the workspace (NovaCode's data
+// directory there) is read-only under bubblewrap, the session's temp dir
+// inside it staying writable.
+func TestReadOnlyInsideTheWorkspace(t *testing.T) {
+	ws := workspace(t)
+	data := filepath.Join(ws, "nova-home")
+	tmp := filepath.Join(data, "projects", "s1", "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := realSandbox(t, KindBubblewrap, Policy{Workspace: ws, TempDir: tmp, ReadOnly: []string{data}})
+	out, code := runIn(t, s, ws, "echo x > nova-home/settings.json; echo $? ; echo y > \"$TMPDIR/t\" && echo tmp-ok; echo z > other && echo ws-ok")
+	if code != 0 || !strings.Contains(out, "tmp-ok") || !strings.Contains(out, "ws-ok") {
+		t.Fatalf("code %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(data, "settings.json")); err == nil {
+		t.Fatalf("the data directory was written:\n%s", out)
+	}
+}
