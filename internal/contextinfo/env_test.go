@@ -19,13 +19,17 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var testNow = time.Date(2026, 3, 4, 23, 59, 0, 0, time.UTC)
 
-// needGit skips the test when git is not installed.
+// needGit skips the test when git is not installed, but fails it under
+// CI=true, where git is always there and a skip would hide the tests.
 func needGit(t testing.TB) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the git tests use shell scripts and /dev/null")
 	}
 	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is not installed (CI=true: the git tests must run)")
+		}
 		t.Skip("git not installed")
 	}
 }

@@ -34,14 +34,7 @@ import (
 // it the test is skipped, or fails under CI=true (.ci/run installs it).
 func needServer(t *testing.T, name string) string {
 	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed, and CI must run the MCP end-to-end tests (.ci/run installs it with npm)", name)
-		}
-		t.Skipf("%s is not installed (.ci/run installs it: npm install -g @modelcontextprotocol/%s@2026.8.31)", name, strings.TrimPrefix(name, "mcp-"))
-	}
-	return path
+	return needTool(t, name, ".ci/run installs it: npm install -g @modelcontextprotocol/"+strings.TrimPrefix(name, "mcp-")+"@2026.8.31")
 }
 
 // marker is a value for NOVA_E2E_MARK unique to one server of one test.

@@ -5,7 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,14 +17,7 @@ import (
 // a skip would hide that the real servers were never tried.
 func npmServer(t *testing.T, name string) string {
 	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed, and CI must run the tests against the real MCP servers (.ci/run installs them)", name)
-		}
-		t.Skipf("%s is not installed (npm install -g @modelcontextprotocol/%s)", name, strings.TrimPrefix(name, "mcp-"))
-	}
-	return path
+	return needTool(t, name, ".ci/run installs it: npm install -g @modelcontextprotocol/"+strings.TrimPrefix(name, "mcp-")+"@2026.8.31")
 }
 
 // everythingConfig writes an --mcp-config file that runs the real

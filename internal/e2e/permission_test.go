@@ -116,9 +116,7 @@ func TestSandboxedBashThroughTheBinary(t *testing.T) {
 			var env []string
 			switch backend {
 			case "bubblewrap":
-				if _, err := exec.LookPath("bwrap"); err != nil {
-					t.Skip("bubblewrap is not installed (.ci/run installs it)")
-				}
+				needTool(t, "bwrap", ".ci/run installs bubblewrap")
 			case "landlock":
 				env = []string{"PATH=" + pathWithout(t, "bwrap")}
 			}
@@ -178,7 +176,7 @@ func sandboxedBash(t *testing.T, backend string, env []string) {
 		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	if strings.Contains(r.Stderr, "unsandboxed") {
-		t.Skipf("no %s sandbox here: %s", backend, r.Stderr)
+		missing(t, fmt.Sprintf("no %s sandbox here: %s", backend, r.Stderr))
 	}
 	if !strings.Contains(strings.ToLower(r.Stderr), backend) {
 		t.Errorf("the debug log does not name the %s sandbox:\n%s", backend, r.Stderr)
@@ -220,9 +218,7 @@ func sandboxedBash(t *testing.T, backend string, env []string) {
 // the sandbox up as a run does and asks it what it can promise, unless
 // told to assume one or none. An empty settings file sets nothing.
 func TestPermissionCheckDetectsTheSandbox(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bubblewrap is not installed (.ci/run installs it)")
-	}
+	needTool(t, "bwrap", ".ci/run installs bubblewrap")
 	ws := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, ".novacode"), 0o755); err != nil {
 		t.Fatal(err)

@@ -57,9 +57,7 @@ var planFileIn = regexp.MustCompile(`write your plan to the plan file (\S+\.md) 
 // in the next request, and ExitPlanMode ends the run: subtype success, the
 // plan as the result.
 func TestPlanModeInPrintMode(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	needTool(t, "git", "every machine of ours has it")
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -39,12 +39,26 @@ func sandboxBackend(t *testing.T, backend string) []string {
 	}
 }
 
+// missing skips a test that cannot run here, but fails it under CI=true:
+// CI installs what the tests need (.ci/run), and a skip there would hide
+// that they never ran.
 func missing(t *testing.T, why string) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
-		t.Fatal(why + " (CI=true: the sandbox tests must run)")
+		t.Fatal(why + " (CI=true: these tests must run)")
 	}
 	t.Skip(why)
+}
+
+// needTool returns the path of the program name, or skips the test
+// (fails it under CI=true) saying how to install it.
+func needTool(t *testing.T, name, install string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		missing(t, fmt.Sprintf("%s is not installed (%s)", name, install))
+	}
+	return path
 }
 
 // requireBackend checks, after a run, that nova used the backend.

@@ -388,9 +388,7 @@ func TestFailedStartLeavesNoSession(t *testing.T) {
 // repository's info/exclude: git status shows none of it, so git add -A
 // cannot commit it.
 func TestLocalFilesStayOutOfGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	needTool(t, "git", "every machine of ours has it")
 	ws := t.TempDir()
 	gitEnv := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 	gitCmd := func(args ...string) string {

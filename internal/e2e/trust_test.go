@@ -236,12 +236,7 @@ func TestHostileRepositoryPrintMode(t *testing.T) {
 // (the next start asks nothing and still ignores those settings); a change
 // of them asks again, and "trust" then applies them.
 func TestHostileRepositoryTUI(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is not installed under CI")
-		}
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
+	needTmux(t)
 	mine, theirs := llmtest.NewServer(), llmtest.NewServer()
 	defer mine.Close()
 	defer theirs.Close()

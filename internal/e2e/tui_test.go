@@ -37,12 +37,7 @@ func (s *tmuxSession) screen() string { return s.run("capture-pane", "-t", s.nam
 // would hide that the terminal tests never ran.
 func needTmux(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is not installed, and CI must run the terminal tests (.ci/run installs it)")
-		}
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
+	needTool(t, "tmux", ".ci/run installs it")
 }
 
 // memoryOff turns the memory suggestion off in the data directory home
@@ -189,9 +184,7 @@ func TestTUISessionCommands(t *testing.T) {
 // A TUI left before its first prompt leaves no session behind: nothing in
 // nova sessions or /resume, no file in the data directory's projects.
 func TestTUIQuitBeforeAnyPromptLeavesNoSession(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
+	needTmux(t)
 	ws, home := t.TempDir(), t.TempDir()
 	srv := llmtest.NewServer()
 	defer srv.Close()

@@ -248,9 +248,7 @@ func protocolOf(provider string) string {
 // the first request, then the search is a card with its results, the
 // answer carries a footnote and its sources follow it.
 func TestTUIWebSearch(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
+	needTmux(t)
 	srv := llmtest.NewServer(llmtest.SearchTurn)
 	defer srv.Close()
 	s := &tmuxSession{t: t, name: fmt.Sprintf("nova-e2e-search-%d", os.Getpid())}
