@@ -2,6 +2,7 @@ package nova
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -195,7 +196,7 @@ func hookAnswer(event string, res *hookResult) (HookOutput, error) {
 		switch event {
 		case HookSessionStart, HookSessionEnd, HookNotification, HookPreCompact:
 			// Nothing to block: the person is told.
-			return HookOutput{}, fmt.Errorf("exited with status 2: %s", cmpOr(reason, "(nothing on standard error)"))
+			return HookOutput{}, fmt.Errorf("exited with status 2: %s", cmp.Or(reason, "(nothing on standard error)"))
 		}
 		return HookOutput{Block: true, Reason: reason}, nil
 	default:
@@ -277,10 +278,10 @@ func parseHookJSON(event string, data []byte) (HookOutput, error) {
 		return o, nil
 	}
 	o.AdditionalContext = h.AdditionalContext
-	o.PermissionDecisionReason = cmpOr(h.PermissionDecisionReason, o.PermissionDecisionReason)
+	o.PermissionDecisionReason = cmp.Or(h.PermissionDecisionReason, o.PermissionDecisionReason)
 	switch h.PermissionDecision {
 	case "", "allow", "deny", "ask":
-		o.PermissionDecision = cmpOr(h.PermissionDecision, o.PermissionDecision)
+		o.PermissionDecision = cmp.Or(h.PermissionDecision, o.PermissionDecision)
 	default:
 		return HookOutput{}, fmt.Errorf(`"permissionDecision" is %q, want "allow", "deny" or "ask"`, h.PermissionDecision)
 	}

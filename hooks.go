@@ -2,6 +2,7 @@ package nova
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -677,10 +678,10 @@ func (c hookChecker) Check(call permission.Call) permission.Decision {
 	in.ToolName, in.ToolInput, in.ToolUseID = call.Tool, call.Input, call.ID
 	out := c.hooks.fire(c.ctx(), HookPreToolUse, call.Tool, in)
 	c.hooks.addContext(out.AdditionalContext)
-	reason := cmpOr(out.PermissionDecisionReason, out.Reason)
+	reason := cmp.Or(out.PermissionDecisionReason, out.Reason)
 	switch {
 	case out.Block:
-		return permission.Decision{Behavior: permission.Deny, Reason: "blocked by a PreToolUse hook: " + cmpOr(reason, "no reason given")}
+		return permission.Decision{Behavior: permission.Deny, Reason: "blocked by a PreToolUse hook: " + cmp.Or(reason, "no reason given")}
 	case out.stopped():
 		return permission.Decision{Behavior: permission.Deny, Reason: "a PreToolUse hook stopped the run" + prefixedReason(out.StopReason)}
 	}

@@ -1,6 +1,7 @@
 package nova
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -295,7 +296,7 @@ func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []con
 		d := byName[name]
 		if why, ok := disabled[name]; ok {
 			if err := m.mgr.AddDisabled(d.Server, why); err != nil {
-				note("%s: %v", cmpOr(d.Source, "Options.MCPServers"), err)
+				note("%s: %v", cmp.Or(d.Source, "Options.MCPServers"), err)
 			}
 			continue
 		}
@@ -314,18 +315,18 @@ func (s *Session) loadMCP(ctx context.Context, ws *config.Workspace, files []con
 				unexpanded[name] = err
 			}
 			if err := m.mgr.AddDisabled(d.Server, "waiting for your approval"); err != nil {
-				note("%s: %v", cmpOr(d.Source, "Options.MCPServers"), err)
+				note("%s: %v", cmp.Or(d.Source, "Options.MCPServers"), err)
 				delete(waiting, name)
 			}
 			continue
 		}
 		if err != nil {
 			_ = m.mgr.AddDisabled(d.Server, err.Error())
-			note("%s: MCP server %q not started: %v", cmpOr(d.Source, "Options.MCPServers"), name, err)
+			note("%s: MCP server %q not started: %v", cmp.Or(d.Source, "Options.MCPServers"), name, err)
 			continue
 		}
 		if err := m.mgr.Start(d.Server); err != nil {
-			note("%s: %v", cmpOr(d.Source, "Options.MCPServers"), err)
+			note("%s: %v", cmp.Or(d.Source, "Options.MCPServers"), err)
 		}
 	}
 	if len(pending) == 0 {

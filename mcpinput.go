@@ -1,6 +1,7 @@
 package nova
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func (s *Session) MCPResources(ctx context.Context) ([]MCPResource, error) {
 		rs, err := s.mcp.mgr.Resources(ctx, name)
 		var out []MCPResource
 		for _, r := range rs {
-			out = append(out, MCPResource{Server: r.Server, URI: r.URI, Name: cmpOr(r.Title, r.Name), Description: r.Description, MIMEType: r.MIMEType})
+			out = append(out, MCPResource{Server: r.Server, URI: r.URI, Name: cmp.Or(r.Title, r.Name), Description: r.Description, MIMEType: r.MIMEType})
 		}
 		return out, err
 	})
@@ -93,7 +94,7 @@ func (s *Session) MCPPrompts(ctx context.Context) ([]MCPPrompt, error) {
 }
 
 func mcpPrompt(p mcp.Prompt) MCPPrompt {
-	x := MCPPrompt{Name: p.Command, Server: p.Server, Prompt: p.Name, Description: cmpOr(p.Description, p.Title)}
+	x := MCPPrompt{Name: p.Command, Server: p.Server, Prompt: p.Name, Description: cmp.Or(p.Description, p.Title)}
 	for _, a := range p.Arguments {
 		x.Arguments = append(x.Arguments, MCPPromptArgument(a))
 	}
@@ -383,7 +384,7 @@ func (s *Session) attachment(at, server string, c mcp.Contents) string {
 	var b strings.Builder
 	b.WriteString("<system-reminder>\n")
 	fmt.Fprintf(&b, "The user attached %s.\n", at)
-	kind := cmpOr(c.MIMEType, "unknown type")
+	kind := cmp.Or(c.MIMEType, "unknown type")
 	fmt.Fprintf(&b, "--- %s (%s, MCP resource of %s) ---\n", c.URI, kind, server)
 	switch {
 	case c.Blob != nil:

@@ -1,6 +1,7 @@
 package nova
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -116,7 +117,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 		if opts.Model == "" {
 			return nil, errors.New("nova: Options.Model is required with Options.Client")
 		}
-		s.ep = endpoint{Provider: cmpOr(opts.Provider, providerAnthropic), Model: opts.Model}
+		s.ep = endpoint{Provider: cmp.Or(opts.Provider, providerAnthropic), Model: opts.Model}
 		s.client = opts.Client
 		source, _ = opts.Client.(llm.WindowSource)
 	} else {
@@ -256,7 +257,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 		a.CompactThreshold = opts.CompactThreshold
 	}
 	s.agent = a
-	s.system = cmpOr(opts.SystemPrompt, contextinfo.SystemPrompt(s.dir, s.ep.Model, time.Now()))
+	s.system = cmp.Or(opts.SystemPrompt, contextinfo.SystemPrompt(s.dir, s.ep.Model, time.Now()))
 	if opts.AppendSystemPrompt != "" {
 		s.system += "\n\n" + opts.AppendSystemPrompt
 	}
@@ -497,7 +498,7 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 				return
 			}
 			if out.Block {
-				fail(fmt.Errorf("a UserPromptSubmit hook refused the prompt: %s", cmpOr(out.Reason, "no reason given")))
+				fail(fmt.Errorf("a UserPromptSubmit hook refused the prompt: %s", cmp.Or(out.Reason, "no reason given")))
 				return
 			}
 			s.hooks.addContext(out.AdditionalContext)
@@ -575,7 +576,7 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 				} else if out.Block && !(stopActive && out.Reason == lastStop) {
 					stopActive, lastStop = true, out.Reason
 					carried += done.Turns
-					s.conv.AddUser(cmpOr(out.Reason, "Continue."))
+					s.conv.AddUser(cmp.Or(out.Reason, "Continue."))
 					if !flush(s.conv.Turns) {
 						return
 					}
@@ -645,7 +646,7 @@ func (s *Session) permissionRequestHooks(ctx context.Context, e *event.Permissio
 		in.ToolUseID = e.ID
 	}
 	out := s.hooks.fire(ctx, HookPermissionRequest, e.Name, in)
-	reason := cmpOr(out.PermissionDecisionReason, out.Reason)
+	reason := cmp.Or(out.PermissionDecisionReason, out.Reason)
 	switch {
 	case out.Block || out.PermissionDecision == "deny":
 		return Deny("a PermissionRequest hook denied it" + prefixedReason(reason)), true
@@ -682,7 +683,7 @@ func (s *Session) postToolUse(ctx context.Context, r event.ToolResult, input []b
 	}
 	out := s.hooks.fire(ctx, name, r.Name, in)
 	if out.Block {
-		s.hooks.addContext(fmt.Sprintf("A %s hook reported on the %s call %s: %s", name, r.Name, r.ID, cmpOr(out.Reason, "(no reason given)")))
+		s.hooks.addContext(fmt.Sprintf("A %s hook reported on the %s call %s: %s", name, r.Name, r.ID, cmp.Or(out.Reason, "(no reason given)")))
 	}
 	s.hooks.addContext(out.AdditionalContext)
 }
@@ -821,13 +822,6 @@ func (s *Session) release() {
 	if s.spill != "" {
 		_ = os.RemoveAll(s.spill)
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // layersOf turns SettingSources into settings layers; nil is all.

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,7 +138,7 @@ func (m *Manager) ReadResource(ctx context.Context, name, uri string) ([]Content
 		if c == nil {
 			continue
 		}
-		out = append(out, Contents{URI: cmpOr(c.URI, uri), MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob})
+		out = append(out, Contents{URI: cmp.Or(c.URI, uri), MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob})
 	}
 	return out, nil
 }
@@ -160,7 +161,7 @@ func (m *Manager) Prompts(ctx context.Context, name string) ([]Prompt, error) {
 		x := Prompt{Server: name, Name: p.Name, Command: PromptCommand(name, p.Name), Title: p.Title, Description: p.Description}
 		for _, a := range p.Arguments {
 			if a != nil {
-				x.Arguments = append(x.Arguments, PromptArgument{Name: a.Name, Description: cmpOr(a.Description, a.Title), Required: a.Required})
+				x.Arguments = append(x.Arguments, PromptArgument{Name: a.Name, Description: cmp.Or(a.Description, a.Title), Required: a.Required})
 			}
 		}
 		out = append(out, x)

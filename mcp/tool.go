@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -113,7 +114,7 @@ func saysJSON(parts []string, b []byte) bool {
 func describeLink(l *sdk.ResourceLink) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[resource link: %s", l.URI)
-	if name := cmpOr(l.Title, l.Name); name != "" {
+	if name := cmp.Or(l.Title, l.Name); name != "" {
 		fmt.Fprintf(&b, " (%s)", name)
 	}
 	if l.MIMEType != "" {
@@ -144,7 +145,7 @@ func (m *Manager) embedded(what string, r *sdk.ResourceContents) string {
 // tool results NovaCode keeps are text, so the model learns what came and
 // where it is. what (the tool or prompt it came from) names the file.
 func (m *Manager) saveBinary(what, kind, mimeType string, data []byte) string {
-	desc := fmt.Sprintf("[%s: %s, %s", kind, cmpOr(mimeType, "unknown type"), size(len(data)))
+	desc := fmt.Sprintf("[%s: %s, %s", kind, cmp.Or(mimeType, "unknown type"), size(len(data)))
 	dir := m.o.SpillDir
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "nova-mcp")
@@ -181,11 +182,4 @@ func size(n int) string {
 		return fmt.Sprintf("%.1f kB", float64(n)/1024)
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -117,7 +118,7 @@ func runMCPList(ctx context.Context, opts *MCPListOptions) error {
 		}
 		// The URL alone: the transport has a column of its own.
 		what := strings.TrimPrefix(st.Describe, st.Transport+" ")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", flat(st.Name), st.Scope, cmpOr(st.Transport, "-"), st.State, tools, flat(what))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", flat(st.Name), st.Scope, cmp.Or(st.Transport, "-"), st.State, tools, flat(what))
 	}
 	if werr := tw.Flush(); werr != nil {
 		return werr
@@ -147,13 +148,6 @@ func flat(s string) string {
 		}
 		return r
 	}, s)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // MCPGetOptions are the inputs of `nova mcp get`.

@@ -12,6 +12,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -132,7 +133,7 @@ func (f *Fetcher) Fetch(ctx context.Context, raw string) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	timeout := cmpOr(f.Timeout, DefaultTimeout)
+	timeout := cmp.Or(f.Timeout, DefaultTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tr := &http.Transport{
@@ -196,7 +197,7 @@ func (f *Fetcher) get(ctx context.Context, client *http.Client, u *url.URL) (*ht
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("User-Agent", cmpOr(f.UserAgent, "Mozilla/5.0 (compatible; NovaCode-WebFetch/1.0)"))
+	req.Header.Set("User-Agent", cmp.Or(f.UserAgent, "Mozilla/5.0 (compatible; NovaCode-WebFetch/1.0)"))
 	// Some documentation sites answer with Markdown when asked: it needs
 	// no conversion.
 	req.Header.Set("Accept", "text/markdown, text/html;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.5")
@@ -217,7 +218,7 @@ func (f *Fetcher) nextHop(u *url.URL, resp *http.Response, hops int) (*url.URL, 
 	if next.Scheme != "http" && next.Scheme != "https" {
 		return nil, &RedirectError{From: u, To: next, Status: resp.StatusCode, Why: "not an http or https URL"}
 	}
-	if hops >= cmpOr(f.MaxRedirects, DefaultMaxRedirects) {
+	if hops >= cmp.Or(f.MaxRedirects, DefaultMaxRedirects) {
 		return nil, fmt.Errorf("%w: more than %d, the last from %s to %s", ErrTooManyRedirects, hops, u, next)
 	}
 	if sameSite(u, next) {
@@ -319,7 +320,7 @@ func (f *Fetcher) explain(ctx context.Context, err error, timeout time.Duration)
 // read at all.
 func (f *Fetcher) read(resp *http.Response, page *Page) error {
 	page.Status, page.StatusMsg = resp.StatusCode, resp.Status
-	max := cmpOr(f.MaxBytes, DefaultMaxBytes)
+	max := cmp.Or(f.MaxBytes, DefaultMaxBytes)
 	body := io.LimitReader(resp.Body, max+1)
 	head := make([]byte, 512)
 	n, err := io.ReadFull(body, head)
