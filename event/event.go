@@ -39,6 +39,7 @@ const (
 	TypeCitation          = "citation"
 	TypeRetry             = "retry"
 	TypeWarning           = "warning"
+	TypeMailbox           = "mailbox"
 )
 
 // StreamText is a delta of the model's answer text.
@@ -106,6 +107,25 @@ type ToolResult struct {
 	// SpillPath is where the full output went when it was too large for the
 	// batch budget; Content then holds a preview.
 	SpillPath string `json:"spill_path,omitempty"`
+	// Subagent is what a subagent's run cost, for a Task call that ran one
+	// (its tokens and cost are in the parent's totals too).
+	Subagent *SubagentRun `json:"subagent,omitempty"`
+}
+
+// SubagentRun is what one run of a subagent (the Task tool) did and cost.
+type SubagentRun struct {
+	AgentID   string      `json:"agent_id"`
+	AgentType string      `json:"agent_type"`
+	Turns     int         `json:"turns"`
+	Usage     TokenCounts `json:"usage"`
+	CostUSD   float64     `json:"cost_usd"`
+	// Background marks a subagent started with run_in_background: the
+	// call returned at once and the agent goes on (its cost comes with
+	// its end).
+	Background bool `json:"background,omitempty"`
+	// Transcript is the file that keeps the subagent's conversation, when
+	// the session is stored.
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // Decision answers a PermissionRequest.
@@ -406,6 +426,58 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
+// Mailbox is what the loop delivered to the model at the start of a turn
+// (in a <system-reminder>, never by editing history): the ends of
+// background commands and subagents, and messages from other agents
+// (SendMessage), in the order they arrived.
+type Mailbox struct {
+	Turn  int        `json:"turn"`
+	Items []MailItem `json:"items"`
+}
+
+// MailItem is one delivery of a Mailbox.
+type MailItem struct {
+	// Kind is "command" (a background command ended), "agent" (a
+	// background subagent ended) or "message" (SendMessage).
+	Kind string `json:"kind"`
+	// From is the agent that sent a message, or the id of the command or
+	// subagent that ended.
+	From string `json:"from"`
+	Text string `json:"text"`
+}
+
+// Child is an event of a subagent's run, as it reaches the consumers of
+// the run that started it: ParentToolUseID is the id of the Task call
+// that started the subagent, AgentID the subagent's id. Its Type is the
+// inner event's, and it encodes as the inner event with
+// "parent_tool_use_id" and "agent_id" added, so a consumer that handles
+// only its own run's events can skip every Child. A subagent's
+// LoopComplete comes as a Child too: it ends the subagent, not the run.
+// A permission request or question of a subagent is a Child whose Event
+// is the *PermissionRequest or *Question to answer.
+type Child struct {
+	ParentToolUseID string
+	AgentID         string
+	Event           Event
+}
+
+// Inner returns the event a Child carries, however deeply nested, and the
+// id of the outermost Task call that led to it ("" for an event that is
+// not a Child).
+func Inner(e Event) (Event, string) {
+	parent := ""
+	for {
+		c, ok := e.(Child)
+		if !ok {
+			return e, parent
+		}
+		if parent == "" {
+			parent = c.ParentToolUseID
+		}
+		e = c.Event
+	}
+}
+
 // LoopComplete is always the last event.
 type LoopComplete struct {
 	Reason     string        `json:"reason"`
@@ -451,9 +523,40 @@ func (WebSearch) Type() string          { return TypeWebSearch }
 func (Citation) Type() string           { return TypeCitation }
 func (Retry) Type() string              { return TypeRetry }
 func (Warning) Type() string            { return TypeWarning }
+func (Mailbox) Type() string            { return TypeMailbox }
+func (c Child) Type() string            { return c.Event.Type() }
+
+// MarshalJSON encodes the inner event (with its "type") plus
+// "parent_tool_use_id" and "agent_id". Nested children keep the innermost
+// parent: the Task call whose subagent produced the event.
+func (c Child) MarshalJSON() ([]byte, error) {
+	inner, err := Marshal(c.Event)
+	if err != nil {
+		return nil, err
+	}
+	if _, nested := c.Event.(Child); nested {
+		return inner, nil
+	}
+	extra, err := json.Marshal(struct {
+		Parent string `json:"parent_tool_use_id"`
+		Agent  string `json:"agent_id,omitempty"`
+	}{c.ParentToolUseID, c.AgentID})
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(inner) + len(extra))
+	b.Write(inner[:len(inner)-1])
+	b.WriteByte(',')
+	b.Write(extra[1:])
+	return b.Bytes(), nil
+}
 
 // Marshal encodes e as one JSON object whose first field is "type".
 func Marshal(e Event) ([]byte, error) {
+	if c, ok := e.(Child); ok {
+		return c.MarshalJSON()
+	}
 	body, err := json.Marshal(e)
 	if err != nil {
 		return nil, err

@@ -42,6 +42,12 @@ var samples = []event.Event{
 	event.Retry{Turn: 1, Kind: "overloaded", StatusCode: 529, Error: "model call failed (overloaded, HTTP 529)", Retry: 2, MaxRetries: 4, WaitMS: 1100},
 	event.Retry{Turn: 3, Kind: "timeout", Error: "no answer", Retry: 1, MaxRetries: 1},
 	event.Warning{Turn: 2, Message: "could not save Bash(ls) for next time"},
+	event.Mailbox{Turn: 3, Items: []event.MailItem{{Kind: "command", From: "bash_1", Text: "exit 0"}, {Kind: "message", From: "agent_2", Text: "done with a.go"}}},
+	event.ToolResult{Turn: 2, ID: "toolu_7", Name: "Task", Content: "found it", DurationMS: 1000,
+		Subagent: &event.SubagentRun{AgentID: "agent_1", AgentType: "Explore", Turns: 2, Usage: event.TokenCounts{InputTokens: 10, OutputTokens: 2}, CostUSD: 0.01, Transcript: "/x/agent_1.jsonl"}},
+	event.Child{ParentToolUseID: "toolu_7", AgentID: "agent_1", Event: event.ToolUse{Turn: 1, ID: "toolu_8", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}},
+	event.Child{ParentToolUseID: "toolu_7", AgentID: "agent_1", Event: event.LoopComplete{Reason: event.ReasonDone, Turns: 1}},
+	event.Child{ParentToolUseID: "toolu_7", AgentID: "agent_1", Event: event.Child{ParentToolUseID: "toolu_9", AgentID: "agent_2", Event: event.StreamText{Turn: 1, Text: "x"}}},
 }
 
 func TestEveryEventMatchesSchema(t *testing.T) {
@@ -61,8 +67,8 @@ func TestEveryEventMatchesSchema(t *testing.T) {
 		}
 		seen[e.Type()] = true
 	}
-	if len(seen) != 16 {
-		t.Errorf("samples cover %d event types, want all 16", len(seen))
+	if len(seen) != 17 {
+		t.Errorf("samples cover %d event types, want all 17", len(seen))
 	}
 }
 
@@ -138,5 +144,31 @@ func TestRetryNotice(t *testing.T) {
 		if got := tc.r.Notice(); got != tc.want {
 			t.Errorf("%+v: got %q, want %q", tc.r, got, tc.want)
 		}
+	}
+}
+
+func TestChildCarriesParent(t *testing.T) {
+	inner := event.ToolUse{Turn: 1, ID: "toolu_8", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}
+	nested := event.Child{ParentToolUseID: "toolu_1", AgentID: "agent_1",
+		Event: event.Child{ParentToolUseID: "toolu_2", AgentID: "agent_2", Event: inner}}
+	b, err := event.Marshal(nested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"type": "tool_use", "turn": float64(1), "id": "toolu_8", "name": "Bash",
+		"input": map[string]any{"command": "ls"}, "parent_tool_use_id": "toolu_2", "agent_id": "agent_2"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("nested child (-want +got):\n%s", d)
+	}
+	e, parent := event.Inner(nested)
+	if d := cmp.Diff(event.Event(inner), e); d != "" || parent != "toolu_1" {
+		t.Errorf("Inner = %v, %q; want the tool use and toolu_1 (%s)", e, parent, d)
+	}
+	if e, parent := event.Inner(inner); parent != "" || e.Type() != "tool_use" {
+		t.Errorf("Inner of a plain event = %v, %q", e, parent)
 	}
 }

@@ -18,6 +18,18 @@ import (
 type FileState struct {
 	mu    sync.Mutex
 	files map[string]FileStamp
+	locks *pathLocks // shared by every fork
+}
+
+// pathLocks serialises the changes of one file across agents.
+type pathLocks struct {
+	mu    sync.Mutex
+	locks map[string]*pathLock
+}
+
+type pathLock struct {
+	mu   sync.Mutex
+	refs int
 }
 
 // FileStamp identifies one version of a file.
@@ -28,7 +40,42 @@ type FileStamp struct {
 }
 
 // NewFileState returns an empty tracker.
-func NewFileState() *FileState { return &FileState{files: map[string]FileStamp{}} }
+func NewFileState() *FileState {
+	return &FileState{files: map[string]FileStamp{}, locks: &pathLocks{locks: map[string]*pathLock{}}}
+}
+
+// Fork returns the file state of another agent of the same session (a
+// subagent): it starts knowing no file, so the agent must read a file
+// before it edits it, and it shares the per-path locks, so two agents
+// changing one file are serialised, and the second finds the file changed
+// since it read it rather than overwriting the first's change.
+func (s *FileState) Fork() *FileState {
+	return &FileState{files: map[string]FileStamp{}, locks: s.locks}
+}
+
+// Lock holds path against changes by any agent of the session until the
+// returned function is called: Edit and Write hold it from the staleness
+// check to the write.
+func (s *FileState) Lock(path string) (unlock func()) {
+	ls := s.locks
+	ls.mu.Lock()
+	l := ls.locks[path]
+	if l == nil {
+		l = &pathLock{}
+		ls.locks[path] = l
+	}
+	l.refs++
+	ls.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		ls.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(ls.locks, path)
+		}
+		ls.mu.Unlock()
+	}
+}
 
 // Record notes that the model has seen path with content data.
 func (s *FileState) Record(path string, data []byte) {

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/novacode/nova/llm"
 )
 
 // Tool is one capability the model may call.
@@ -76,6 +78,23 @@ type Pending interface {
 type Result struct {
 	Content string
 	IsError bool
+	// Spent, when the call ran a model of its own (a subagent), is what
+	// that cost; the loop adds it to the run's totals. It is not sent to
+	// the model.
+	Spent *Spent
+}
+
+// Spent is what a call that ran a subagent did and cost.
+type Spent struct {
+	AgentID   string
+	AgentType string
+	Turns     int
+	Usage     llm.Usage
+	CostUSD   float64
+	// Background: the subagent goes on after the call (its cost is
+	// counted when it ends, by whoever learns of its end).
+	Background bool
+	Transcript string
 }
 
 // Errorf builds an error Result for the model.
@@ -114,6 +133,17 @@ type Env struct {
 	// ExitPlanMode reads the plan from it when its call carries none, and
 	// keeps an approved plan there.
 	PlanFile func() string
+	// Mailbox is the agent's inbox (see Mailbox): background commands
+	// and subagents it starts report their end there, and other agents'
+	// messages arrive there. nil means nothing can run in the background.
+	Mailbox *Mailbox
+	// Jobs are the session's background commands (Bash with
+	// run_in_background, BashOutput, KillShell); nil means commands
+	// cannot run in the background.
+	Jobs *Jobs
+	// AgentID names the agent the tools run for: "" for the session's own
+	// (main) agent, the subagent's id otherwise.
+	AgentID string
 }
 
 // PathGuard re-checks, after the open, the file a tool really got: the

@@ -47,6 +47,11 @@ func runEdit(ctx context.Context, env *tool.Env, in EditInput) (tool.Result, err
 		return tool.Errorf("old_string and new_string are identical, so the edit would change nothing. Give the new text in new_string."), nil
 	}
 	path := env.Abs(in.FilePath)
+	if env.Files != nil {
+		// Agents of one session (subagents side by side) change a file
+		// one at a time: the second finds it changed since it read it.
+		defer env.Files.Lock(path)()
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case os.IsNotExist(err):

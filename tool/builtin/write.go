@@ -36,6 +36,11 @@ func runWrite(ctx context.Context, env *tool.Env, in WriteInput) (tool.Result, e
 		return tool.Errorf("file_path is empty. Give the path of the file to write."), nil
 	}
 	path := env.Abs(in.FilePath)
+	if env.Files != nil {
+		// Agents of one session (subagents side by side) change a file
+		// one at a time: the second finds it changed since it read it.
+		defer env.Files.Lock(path)()
+	}
 	fi, err := os.Stat(path)
 	exists := err == nil
 	switch {
