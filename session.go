@@ -54,6 +54,7 @@ type Session struct {
 	plan     *planState
 	mcp      *mcpSession // nil without MCP servers
 	mcpMode  string      // mcpToolSearch
+	jobs     *tool.Jobs  // background commands
 	window0  int         // the context window known without asking the endpoint
 	// savedResources counts the binary or long MCP resources saved, for
 	// file names (guarded by mu).
