@@ -130,7 +130,12 @@ type Options struct {
 	InMemory bool
 
 	// MaxTurns ends a Send after that many model calls; 0 means no limit.
+	// Each subagent has the same limit for its own run.
 	MaxTurns int
+	// SubagentDepth is how deep subagents (the Task tool) may nest: 0 or
+	// 1 lets the session's agent start subagents and none of them start
+	// more; negative leaves Task, TaskOutput and SendMessage out.
+	SubagentDepth int
 	// CompactThreshold is the prompt size in tokens at which the history
 	// is compacted; 0 means the settings' or one derived from the context
 	// window, negative turns automatic compaction off.

@@ -22,6 +22,7 @@ import (
 	"github.com/novacode/nova/permission"
 	"github.com/novacode/nova/permission/sandbox"
 	"github.com/novacode/nova/session"
+	"github.com/novacode/nova/team"
 	"github.com/novacode/nova/tool"
 	"github.com/novacode/nova/tool/builtin"
 )
@@ -55,6 +56,7 @@ type Session struct {
 	mcp      *mcpSession // nil without MCP servers
 	mcpMode  string      // mcpToolSearch
 	jobs     *tool.Jobs  // background commands
+	team     *team.Team  // subagents; nil when turned off
 	window0  int         // the context window known without asking the endpoint
 	// savedResources counts the binary or long MCP resources saved, for
 	// file names (guarded by mu).
@@ -262,6 +264,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	if opts.AppendSystemPrompt != "" {
 		s.system += "\n\n" + opts.AppendSystemPrompt
 	}
+	s.setupTeam(reg, a, sideDir)
 	// MCP servers start in the background; their tools are decided at the
 	// first Send.
 	if s.mcpMode, err = mcpToolSearchMode(opts.MCPToolSearch, settings); err != nil {
@@ -605,6 +608,8 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 // the consumer should see e. Notification hooks learn that a person is
 // asked.
 func (s *Session) answer(ctx context.Context, e event.Event) bool {
+	// A subagent's requests are answered like the session's own.
+	e, _ = event.Inner(e)
 	switch e := e.(type) {
 	case *event.PermissionRequest:
 		if !s.opts.Interactive && s.opts.CanUseTool == nil {

@@ -41,6 +41,9 @@ type Conversation struct {
 	// webSearch is the session's answer about the provider's web search
 	// (Agent.WebSearch), asked once.
 	webSearch searchState
+	// relay carries the events of subagents to the conversation's runs
+	// (one at a time).
+	relay *relay
 }
 
 // NewConversation starts a conversation with one user prompt.
@@ -80,11 +83,15 @@ const noChecker = "no permission checker is set, so every call that may change s
 // the run is NonInteractive). Forgetting the checker must not run commands
 // unconfined.
 func (a *Agent) check(c verdict.Call) verdict.Decision {
+	c.OnlyReads, c.Agent = a.ReadOnly, a.AgentID
 	if a.Permissions != nil {
 		return a.Permissions.Check(c)
 	}
 	if c.ReadOnly {
 		return verdict.Decision{Behavior: verdict.Allow, Reason: "a read-only tool (no permission checker is set)"}
+	}
+	if c.OnlyReads {
+		return verdict.Decision{Behavior: verdict.Deny, Reason: "this agent is read-only and no permission checker is set to prove the call changes nothing"}
 	}
 	return verdict.Decision{Behavior: verdict.Ask, Reason: noChecker, NeedsPerson: true}
 }
@@ -119,6 +126,21 @@ type Agent struct {
 	// (tool.PlanApprover: ExitPlanMode in plan mode) ends the run instead,
 	// with the plan as its final text.
 	NonInteractive bool
+	// ReadOnly denies every call that is not read-only (verdict.Call's
+	// OnlyReads): an Explore subagent. With a permission checker, a Bash
+	// command passes when the shell analyser proves it read-only.
+	ReadOnly bool
+	// AgentID names the subagent this agent is ("" for a session's own);
+	// the permission checker and hooks see it on every call.
+	AgentID string
+	// WaitBackground keeps the loop going while background work the model
+	// started (commands, subagents: Env.Mailbox's outstanding work) has
+	// not reported its end: when the model finishes, the loop waits for
+	// the next delivery and goes on with a turn that delivers it. For runs
+	// nobody watches (print mode, subagents); MaxTurns and ctx still end
+	// the run. Interactive runs leave it off: deliveries wait for the next
+	// prompt.
+	WaitBackground bool
 	// QuestionTimeout is how long a question (AskUserQuestion) waits for an
 	// answer; 0 means five minutes.
 	QuestionTimeout time.Duration

@@ -188,6 +188,7 @@ func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callStat
 	msg := llm.Message{Role: llm.RoleUser, Content: make([]llm.Block, 0, len(results)+1)}
 	for _, rec := range results {
 		msg.Content = append(msg.Content, llm.Block{Type: llm.BlockToolResult, ToolUseID: rec.call.ID, Content: rec.res.Content, IsError: rec.res.IsError})
+		r.spend(rec.res.Spent)
 	}
 	if extra != "" {
 		msg.Content = append(msg.Content, llm.Block{Type: llm.BlockText, Text: extra})
@@ -202,6 +203,7 @@ func (r *run) finishCalls(ctx context.Context, exec *executor, calls []*callStat
 			Reason: rec.denial.reason, NeedsApproval: rec.denial.needsApproval,
 			Suggest: rec.denial.suggest, SuggestMode: rec.denial.mode,
 			DurationMS: rec.duration.Milliseconds(), SpillPath: rec.spill,
+			Subagent: subagentRun(rec.res.Spent),
 		})
 	}
 }
@@ -403,6 +405,9 @@ func (r *run) askQuestion(ctx context.Context, exec *executor, cs *callState) {
 // reportEnded yields tool_done for the tasks that ended since the last call
 // and returns how many are still running.
 func (r *run) reportEnded(exec *executor) int {
+	// Events of subagents first: a Task call's subagent posted all of its
+	// events before the call ended.
+	r.relayed()
 	ended, running := exec.takeDone()
 	for _, tk := range ended {
 		var d time.Duration

@@ -75,8 +75,15 @@ const (
 	released
 )
 
-func newExecutor(ctx context.Context, env *tool.Env, now func() time.Time, turn int, snapshot func(int, []string) error) *executor {
-	return &executor{ctx: ctx, env: env, now: now, turn: turn, snapshot: snapshot, notify: make(chan struct{}, 1)}
+// newExecutor makes the executor of one turn. notify is the run's wake-up
+// channel (buffered, one slot): the executor signals it when a task ends,
+// and so does the run's relay when work a call started posts an event.
+// Tools run with ctx plus the relay (Emit, Emitter).
+func newExecutor(ctx context.Context, env *tool.Env, now func() time.Time, turn int, snapshot func(int, []string) error, notify chan struct{}, rl *relay) *executor {
+	if rl != nil {
+		ctx = context.WithValue(ctx, relayKey{}, relayPoster{rl})
+	}
+	return &executor{ctx: ctx, env: env, now: now, turn: turn, snapshot: snapshot, notify: notify}
 }
 
 // end queues tk as ended and wakes the loop if it is waiting.
@@ -169,6 +176,7 @@ func (x *executor) start(tk *task, t tool.Tool, approved []string) {
 		}
 		tk.started = x.now()
 		ctx := tool.WithCallID(tool.WithApprovedPaths(x.ctx, approved), tk.call.ID)
+		ctx = context.WithValue(ctx, turnKey{}, x.turn)
 		tk.result = runTool(ctx, t, x.env, tk.call.Input)
 		tk.finished = x.now()
 		if x.ctx.Err() != nil {
@@ -222,4 +230,14 @@ func effectsOf(t tool.Tool, env *tool.Env, input json.RawMessage) (fx tool.Effec
 		return tool.Exclusive()
 	}
 	return tool.EffectsOf(t, env, input).Resolved()
+}
+
+type turnKey struct{}
+
+// CallTurn is the turn of the run whose tool call ctx belongs to (0
+// outside one): a subagent's file snapshots belong to the parent's turn
+// that started it.
+func CallTurn(ctx context.Context) int {
+	t, _ := ctx.Value(turnKey{}).(int)
+	return t
 }

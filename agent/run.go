@@ -57,6 +57,9 @@ type run struct {
 	// endWith, when set, ends the run after this turn's calls with its text
 	// as the final text: a plan nobody could approve.
 	endWith *string
+	// wake is signalled when a tool ends or work a call started (a
+	// subagent) posts an event to the relay.
+	wake chan struct{}
 }
 
 // emit yields e unless the consumer has stopped. A consumer that stops
@@ -112,7 +115,7 @@ func (r *run) turnEnd() {
 // and the recorded prefix continue from the conversation, and the model's
 // limits come from the catalog (or ModelInfo).
 func newRun(a *Agent, conv *Conversation, yield func(event.Event) bool, cancel context.CancelFunc) *run {
-	r := &run{a: a, conv: conv, yield: yield, cancel: cancel, start: a.now()}
+	r := &run{a: a, conv: conv, yield: yield, cancel: cancel, start: a.now(), wake: make(chan struct{}, 1)}
 	r.turn, r.startTurn, r.recorded = conv.Turns, conv.Turns, conv.Persisted
 	r.total, r.cost = conv.Usage, conv.CostUSD
 	if a.ModelInfo != nil {
@@ -143,6 +146,13 @@ func (r *run) save() {
 func (r *run) loop(ctx context.Context) {
 	a := r.a
 	defer r.save()
+	if r.conv.relay == nil {
+		r.conv.relay = newRelay()
+	}
+	r.conv.relay.attach(r.wake)
+	// Events posted after the run (a background subagent's) have no
+	// consumer: they are dropped.
+	defer r.conv.relay.detach()
 	r.record()
 	for {
 		if r.stopped {
@@ -162,6 +172,7 @@ func (r *run) loop(ctx context.Context) {
 		}
 		r.turn++
 		ti := &TurnInfo{Turn: r.turn, Conv: r.conv}
+		r.deliver(ti)
 		if err := runHooks(ctx, "turn_start", a.Hooks.TurnStart, ti); err != nil {
 			r.complete(event.ReasonError, err)
 			return
@@ -210,7 +221,7 @@ type streamed struct {
 // turnOnce streams one model call and handles its tools. It reports whether
 // the loop goes on.
 func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool {
-	exec := newExecutor(ctx, r.a.Env, r.a.now, r.turn, r.a.Snapshot)
+	exec := newExecutor(ctx, r.a.Env, r.a.now, r.turn, r.a.Snapshot, r.wake, r.conv.relay)
 	// Whatever happens below, no tool goroutine outlives the turn.
 	defer exec.wait()
 
@@ -254,6 +265,16 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 			r.turnEnd()
 			r.emit(event.TurnComplete{Turn: r.turn, StopReason: string(s.end.StopReason)})
 			return !r.stopped
+		}
+		if r.awaitBackground(ctx) {
+			// Background work reported: the next turn delivers it.
+			r.turnEnd()
+			r.emit(event.TurnComplete{Turn: r.turn, StopReason: string(s.end.StopReason)})
+			return !r.stopped
+		}
+		if ctx.Err() != nil {
+			r.complete(event.ReasonCancelled, ctx.Err())
+			return false
 		}
 		if err := runHooks(ctx, "turn_end", r.a.Hooks.TurnEnd, ti); err != nil {
 			r.complete(event.ReasonError, err)
@@ -426,6 +447,7 @@ func (r *run) addUserContent(b llm.Block) {
 
 // complete yields the final event. err explains reasons other than done.
 func (r *run) complete(reason string, err error) {
+	r.relayed() // subagents' last events come before the end
 	if r.a.Recorder != nil && r.recErr == nil {
 		r.record()
 		_ = r.a.Recorder.End(r.turn, reason)

@@ -264,6 +264,9 @@ func (c *Checker) decide(call Call) Decision {
 	}
 	// Plan mode: the plan file is the one file the model may write, and
 	// nothing else that is not read-only runs, whatever the rules allow.
+	if call.OnlyReads && !planReadOnly(call, s) {
+		return out(Deny, c.readOnlyRefusal(call), "")
+	}
 	if c.isPlanFile(call, s) {
 		return out(Allow, "the session's plan file", "")
 	}

@@ -49,6 +49,16 @@ func (c *Checker) planRefusal(call Call) string {
 		"then call ExitPlanMode to ask the user to approve it; once they do, the mode changes and you can make the changes", what, where)
 }
 
+// readOnlyRefusal is why a read-only subagent (Explore) may not make a
+// call.
+func (c *Checker) readOnlyRefusal(call Call) string {
+	what := "it would change files or run commands"
+	if call.Tool == "Bash" {
+		what = "the command is not one the shell analyser can prove read-only (it writes, redirects, or runs a program it does not know)"
+	}
+	return fmt.Sprintf("this subagent is read-only: %s. Use read-only tools and commands, and report what should change to the agent that started you", what)
+}
+
 // isPlanFile reports whether call reads the session's plan file (in every
 // mode) or writes it with Write or Edit (in plan mode): that very path, not
 // a symlink leading elsewhere, not hard-linked, not special.

@@ -15,6 +15,9 @@ type Mail struct {
 	From string
 	// Text is what the model reads.
 	Text string
+	// Spent is what a background subagent that ended cost; the loop adds
+	// it to the run's totals when it delivers the mail.
+	Spent *Spent
 }
 
 // Mail kinds.
@@ -96,6 +99,14 @@ func (m *Mailbox) Outstanding() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.outstanding
+}
+
+// State reports, at one instant, how many deliveries wait, how much
+// background work is outstanding, and a channel closed at the next change.
+func (m *Mailbox) State() (items, outstanding int, changed <-chan struct{}) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.items), m.outstanding, m.wake
 }
 
 // Wait blocks until the mailbox holds something, or nothing is

@@ -137,6 +137,13 @@ func (r *Registry) SetFallback(f func(name string) (Tool, bool)) {
 	r.fallback = f
 }
 
+// Tools returns the listed tools in order.
+func (r *Registry) Tools() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.tools)
+}
+
 // Names lists the listed tools' names in order.
 func (r *Registry) Names() []string {
 	r.mu.RLock()

@@ -101,4 +101,10 @@ type Call struct {
 	Input json.RawMessage
 	// ReadOnly is the tool's own claim that it changes nothing.
 	ReadOnly bool
+	// OnlyReads says the caller may only read (an Explore subagent):
+	// whatever plan mode would refuse is denied, in every mode.
+	OnlyReads bool
+	// Agent is the subagent making the call ("" for the session's own
+	// agent), for hooks and logs.
+	Agent string
 }

@@ -1,0 +1,416 @@
+package nova_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/novacode/nova"
+	"github.com/novacode/nova/event"
+	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/llm/llmtest"
+)
+
+// priced gives a turn usage, so that every model call costs something.
+func priced(t llmtest.Turn) llmtest.Turn {
+	t.Usage = llm.Usage{InputTokens: 1000, OutputTokens: 100}
+	return t
+}
+
+// callCost is what one priced turn costs on the default model.
+func callCost(t *testing.T) float64 {
+	t.Helper()
+	info, ok := llm.LookupModel(llmtest.DefaultModel)
+	if !ok {
+		t.Fatalf("no catalog entry for %s", llmtest.DefaultModel)
+	}
+	return info.Cost(llm.Usage{InputTokens: 1000, OutputTokens: 100})
+}
+
+func taskCall(id, description, prompt, typ string, background bool) llmtest.Block {
+	in, _ := json.Marshal(map[string]any{"description": description, "prompt": prompt, "subagent_type": typ, "run_in_background": background})
+	return llmtest.ToolUse(id, "Task", string(in))
+}
+
+func bashCall(id, command string, background bool) llmtest.Block {
+	in, _ := json.Marshal(map[string]any{"command": command, "run_in_background": background})
+	return llmtest.ToolUse(id, "Bash", string(in))
+}
+
+func turn(blocks ...llmtest.Block) llmtest.Turn { return priced(llmtest.Turn{Blocks: blocks}) }
+
+// sendAll runs one prompt and returns its events (children's included, as
+// event.Child) and the run's end.
+func sendAll(t *testing.T, s *nova.Session, ctx context.Context, prompt string) ([]event.Event, event.LoopComplete) {
+	t.Helper()
+	var evs []event.Event
+	var lc event.LoopComplete
+	for e, err := range s.Send(ctx, prompt) {
+		if err != nil {
+			continue
+		}
+		evs = append(evs, e)
+		if l, ok := e.(event.LoopComplete); ok {
+			lc = l
+		}
+	}
+	return evs, lc
+}
+
+// Three Task calls in one answer run three subagents side by side: each
+// runs a read-only command in its own conversation and its final text is
+// the call's result; the children's events come tagged with their Task
+// call; their cost is in the session's total.
+func TestTaskRunsSubagentsSideBySide(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	scripts := map[string][]llmtest.Turn{
+		"": {
+			turn(taskCall("task_a", "find a", "child-A: look for a", "Explore", false),
+				taskCall("task_b", "find b", "child-B: look for b", "Explore", false),
+				taskCall("task_c", "find c", "child-C: look for c", "general-purpose", false)),
+			turn(llmtest.Text("All three reported.")),
+		},
+	}
+	for _, c := range []string{"A", "B", "C"} {
+		scripts["child-"+c] = []llmtest.Turn{
+			turn(bashCall("", "sleep 0.3; echo found-"+c, false)),
+			turn(llmtest.Text("report from " + c)),
+		}
+	}
+	srv.SetFallback(llmtest.Conversations(scripts))
+	s, err := nova.Open(context.Background(), testOptions(t, srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	evs, lc := sendAll(t, s, ctx, "Split the work in three.")
+	if lc.Reason != event.ReasonDone || lc.FinalText != "All three reported." {
+		t.Fatalf("loop_complete = %+v", lc)
+	}
+	results := map[string]event.ToolResult{}
+	children := map[string]int{} // events per parent call
+	childBash := map[string]string{}
+	for _, e := range evs {
+		switch e := e.(type) {
+		case event.ToolResult:
+			results[e.ID] = e
+		case event.Child:
+			children[e.ParentToolUseID]++
+			if r, ok := e.Event.(event.ToolResult); ok && r.Name == "Bash" {
+				childBash[e.ParentToolUseID] = r.Content
+			}
+		}
+	}
+	for id, c := range map[string]string{"task_a": "A", "task_b": "B", "task_c": "C"} {
+		r := results[id]
+		if r.Content != "report from "+c || r.IsError {
+			t.Errorf("%s result = %q (error %v), want the child's final text", id, r.Content, r.IsError)
+		}
+		if r.Subagent == nil || r.Subagent.Turns != 2 || r.Subagent.AgentID == "" {
+			t.Errorf("%s subagent = %+v, want its id and 2 turns", id, r.Subagent)
+		} else if math.Abs(r.Subagent.CostUSD-2*callCost(t)) > 1e-9 {
+			t.Errorf("%s subagent cost = %v, want %v", id, r.Subagent.CostUSD, 2*callCost(t))
+		}
+		if children[id] == 0 {
+			t.Errorf("no events of %s's subagent reached the consumer", id)
+		}
+		if !strings.Contains(childBash[id], "found-"+c) {
+			t.Errorf("%s's command output = %q", id, childBash[id])
+		}
+	}
+	// 2 calls of the parent and 2 of each child, all in the total.
+	if want := 8 * callCost(t); math.Abs(lc.CostUSD-want) > 1e-9 {
+		t.Errorf("session cost = %v, want %v (children rolled up)", lc.CostUSD, want)
+	}
+	if got := s.Result().CostUSD; math.Abs(got-8*callCost(t)) > 1e-9 {
+		t.Errorf("Result().CostUSD = %v", got)
+	}
+	// Each child's conversation is its own: its first request holds its
+	// prompt and none of the parent's.
+	for _, r := range modelCalls(srv) {
+		body := string(r.Body)
+		if strings.Contains(body, "child-A") && strings.Contains(body, "Split the work") {
+			t.Errorf("a child's request carries the parent's history")
+		}
+		if strings.Contains(body, "child-A") && strings.Contains(body, `"name":"Task"`) {
+			t.Errorf("a subagent was offered Task beyond the depth limit")
+		}
+	}
+}
+
+// Cancelling the run while three subagents run their commands stops all
+// of them; every call gets a result (goleak in TestMain checks nothing is
+// left running).
+func TestCancelStopsSubagents(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	scripts := map[string][]llmtest.Turn{
+		"": {turn(taskCall("t1", "one", "child-1: wait", "general-purpose", false),
+			taskCall("t2", "two", "child-2: wait", "general-purpose", false),
+			taskCall("t3", "three", "child-3: wait", "general-purpose", false))},
+	}
+	for i := 1; i <= 3; i++ {
+		scripts[fmt.Sprintf("child-%d", i)] = []llmtest.Turn{turn(bashCall("", "sleep 30", false))}
+	}
+	srv.SetFallback(llmtest.Conversations(scripts))
+	opts := testOptions(t, srv)
+	opts.PermissionMode = "bypassPermissions"
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	running := map[string]bool{}
+	results := map[string]event.ToolResult{}
+	var lc event.LoopComplete
+	for e, err := range s.Send(ctx, "Wait three times.") {
+		if err != nil {
+			continue
+		}
+		switch e := e.(type) {
+		case event.Child:
+			if u, ok := e.Event.(event.ToolUse); ok && u.Name == "Bash" {
+				running[e.ParentToolUseID] = true
+				if len(running) == 3 {
+					go func() { time.Sleep(200 * time.Millisecond); s.Interrupt() }()
+				}
+			}
+		case event.ToolResult:
+			results[e.ID] = e
+		case event.LoopComplete:
+			lc = e
+		}
+	}
+	if lc.Reason != event.ReasonCancelled {
+		t.Fatalf("reason = %q (%s), want cancelled", lc.Reason, lc.Error)
+	}
+	for _, id := range []string{"t1", "t2", "t3"} {
+		r, ok := results[id]
+		if !ok || !r.IsError || !strings.Contains(r.Content, "cancelled") {
+			t.Errorf("%s result = %+v, want a cancelled result", id, r)
+		}
+	}
+}
+
+// A background command returns at once; when it ends, the model learns it
+// at the start of its next turn (a run nobody watches waits for it), with
+// the exit code and the tail of the output.
+func TestBackgroundCommandIsDelivered(t *testing.T) {
+	srv := llmtest.NewServer(
+		turn(bashCall("b1", "sleep 0.5; echo bg-done", true)),
+		turn(llmtest.Text("Started it.")),
+		turn(llmtest.Text("It finished.")),
+	)
+	defer srv.Close()
+	opts := testOptions(t, srv)
+	opts.PermissionMode = "bypassPermissions"
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	evs, lc := sendAll(t, s, ctx, "Run it in the background.")
+	if lc.Reason != event.ReasonDone || lc.FinalText != "It finished." {
+		t.Fatalf("loop_complete = %+v", lc)
+	}
+	var mail []event.MailItem
+	for _, e := range evs {
+		switch e := e.(type) {
+		case event.ToolResult:
+			if e.ID == "b1" && !strings.Contains(e.Content, "bash_1") {
+				t.Errorf("background result = %q, want its id", e.Content)
+			}
+		case event.Mailbox:
+			mail = append(mail, e.Items...)
+		}
+	}
+	if len(mail) != 1 || mail[0].Kind != "command" || !strings.Contains(mail[0].Text, "bg-done") {
+		t.Fatalf("mailbox = %+v, want one command item with the output", mail)
+	}
+	calls := modelCalls(srv)
+	if len(calls) != 3 {
+		t.Fatalf("%d model calls, want 3", len(calls))
+	}
+	last := string(calls[2].Body)
+	if !strings.Contains(last, "system-reminder") || !strings.Contains(last, "bg-done") {
+		t.Errorf("the third request does not deliver the command's end: %s", last)
+	}
+	if strings.Contains(string(calls[1].Body), "bg-done") {
+		t.Errorf("the end was delivered before the command ended")
+	}
+}
+
+// Two background subagents message each other and the session's agent;
+// each delivery comes at the start of the recipient's next turn.
+func TestTeamMailbox(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	send := func(to, msg string) llmtest.Block {
+		in, _ := json.Marshal(map[string]string{"to": to, "message": msg})
+		return llmtest.ToolUse("", "SendMessage", string(in))
+	}
+	srv.SetFallback(llmtest.Conversations(map[string][]llmtest.Turn{
+		"": {
+			turn(taskCall("ta", "alpha", "child-alpha: start", "general-purpose", true),
+				taskCall("tb", "beta", "child-beta: start", "general-purpose", true)),
+			turn(llmtest.Text("Waiting for my team.")),
+			turn(llmtest.Text("Noted.")),
+			turn(llmtest.Text("Noted.")),
+			turn(llmtest.Text("Noted.")),
+			turn(llmtest.Text("Noted.")),
+		},
+		"child-alpha": {
+			turn(bashCall("", "sleep 0.2", false)),
+			turn(send("beta", "hello from alpha")),
+			turn(send("parent", "alpha is done")),
+			turn(llmtest.Text("alpha final")),
+		},
+		"child-beta": {
+			turn(bashCall("", "sleep 1", false)),
+			turn(llmtest.Text("beta final")),
+		},
+	}))
+	opts := testOptions(t, srv)
+	opts.PermissionMode = "bypassPermissions"
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	evs, lc := sendAll(t, s, ctx, "Start the team.")
+	if lc.Reason != event.ReasonDone {
+		t.Fatalf("loop_complete = %+v", lc)
+	}
+	// beta's second request carries alpha's message, delivered at its turn start.
+	var betaSecond string
+	for _, r := range modelCalls(srv) {
+		b := string(r.Body)
+		if strings.Contains(b, "child-beta") && strings.Contains(b, "tool_result") {
+			betaSecond = b
+		}
+	}
+	if !strings.Contains(betaSecond, "hello from alpha") || !strings.Contains(betaSecond, "system-reminder") {
+		t.Errorf("beta did not get alpha's message at its next turn: %s", betaSecond)
+	}
+	// The session's agent got alpha's message and both ends, in order of
+	// arrival: the message before alpha's end.
+	var got []string
+	for _, e := range evs {
+		if m, ok := e.(event.Mailbox); ok {
+			for _, it := range m.Items {
+				got = append(got, it.Kind+":"+it.From)
+			}
+		}
+	}
+	joined := strings.Join(got, " ")
+	if !strings.Contains(joined, "message:agent_") || strings.Count(joined, "agent:agent_") != 2 {
+		t.Errorf("main agent's deliveries = %v, want alpha's message and both ends", got)
+	}
+	if strings.Index(joined, "message:") > strings.Index(joined, "agent:") && !strings.Contains(joined, "agent:agent_2") {
+		t.Errorf("alpha's message came after its end: %v", got)
+	}
+	// Both background subagents' cost is in the total: 6 parent calls at
+	// most, 4 + 2 child calls.
+	var parentCalls int
+	for _, r := range modelCalls(srv) {
+		if !strings.Contains(string(r.Body), "child-") {
+			parentCalls++
+		}
+	}
+	if want := float64(parentCalls+6) * callCost(t); math.Abs(lc.CostUSD-want) > 1e-9 {
+		t.Errorf("cost = %v, want %v (background subagents rolled up)", lc.CostUSD, want)
+	}
+}
+
+// An Explore subagent is read-only: a write is denied whatever the mode.
+// A definition in .novacode/agents gives a subagent its system prompt and
+// tools.
+func TestSubagentTypes(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetFallback(llmtest.Conversations(map[string][]llmtest.Turn{
+		"": {
+			turn(taskCall("t1", "explore", "child-explore: write", "Explore", false)),
+			turn(taskCall("t2", "review", "child-review: review", "reviewer", false)),
+			turn(llmtest.Text("done")),
+		},
+		"child-explore": {
+			turn(llmtest.ToolUse("w1", "Write", `{"file_path":"x.txt","content":"x"}`)),
+			turn(llmtest.Text("could not write")),
+		},
+		"child-review": {turn(llmtest.Text("looks fine"))},
+	}))
+	opts := testOptions(t, srv)
+	opts.PermissionMode = "bypassPermissions"
+	agents := filepath.Join(opts.Dir, ".novacode", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	def := "---\nname: reviewer\ndescription: Reviews code.\ntools: Read, Grep\n---\nYou are REVIEWER-PROMPT.\n"
+	if err := os.WriteFile(filepath.Join(agents, "reviewer.md"), []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	evs, lc := sendAll(t, s, ctx, "Go.")
+	if lc.Reason != event.ReasonDone {
+		t.Fatalf("loop_complete = %+v", lc)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Dir, "x.txt")); err == nil {
+		t.Errorf("a read-only subagent wrote a file")
+	}
+	denied := false
+	for _, e := range evs {
+		if c, ok := e.(event.Child); ok {
+			if r, ok := c.Event.(event.ToolResult); ok && r.Name == "Write" && r.Denied {
+				denied = true
+			}
+		}
+	}
+	if !denied {
+		t.Errorf("the Explore subagent's Write was not denied")
+	}
+	for _, r := range modelCalls(srv) {
+		var body struct {
+			System any `json:"system"`
+			Tools  []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		_ = json.Unmarshal(r.Body, &body)
+		sys, _ := json.Marshal(body.System)
+		if !strings.Contains(string(r.Body), "child-review") {
+			continue
+		}
+		if !strings.Contains(string(sys), "REVIEWER-PROMPT") {
+			t.Errorf("the reviewer's system prompt is not its definition's body: %s", sys)
+		}
+		var names []string
+		for _, tl := range body.Tools {
+			names = append(names, tl.Name)
+		}
+		if strings.Join(names, ",") != "Read,Grep,SendMessage" {
+			t.Errorf("reviewer tools = %v, want Read, Grep (and SendMessage)", names)
+		}
+	}
+}
