@@ -10,7 +10,10 @@
 // URL+"/v1" as their base URL. Because it is a real listener rather than an
 // in-process fake, the same script drives unit tests of the adapters,
 // end-to-end tests of the nova binary and benchmarks; cmd/llmserver serves a
-// script from a JSON file.
+// script from a JSON file. A server holding several conversations at once
+// (an agent and its subagents, calling in parallel) answers each from its
+// own script with the fallback [Conversations], which tells them apart by
+// their first user message.
 //
 // The script is protocol-neutral: a Turn describes what the model says
 // (blocks of text, thinking, tool calls and searches of the provider's own

@@ -4,21 +4,30 @@
 //	llmserver -script turns.json [-addr 127.0.0.1:0] [-repeat]
 //
 // The script is a JSON array of llmtest.Turn values (see package llmtest
-// for the format). The server's base URL is printed as the first line of
-// standard output, ready for ANTHROPIC_BASE_URL; OpenAI clients (Responses
-// or Chat Completions) take it with /v1 appended. Every model call, whatever
-// its format, takes the next turn. The server runs until SIGINT or SIGTERM.
-// With -repeat the script is served round and round instead of running out.
+// for the format), or a JSON object of such arrays keyed by marker, one
+// script per conversation (llmtest.Conversations): a model call gets the
+// next turn of the script whose marker its first user message contains
+// (the longest such marker), else of the script keyed "". The server's base
+// URL is printed as the first line of standard output, ready for
+// ANTHROPIC_BASE_URL; OpenAI clients (Responses or Chat Completions) take it
+// with /v1 appended. With an array, every model call, whatever its format,
+// takes the next turn. The server runs until SIGINT or SIGTERM. With
+// -repeat an array is served round and round instead of running out (an
+// object cannot be).
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/novacode/nova/llm/llmtest"
@@ -36,7 +45,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("llmserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	script := fs.String("script", "", "JSON file holding an array of turns (required)")
+	script := fs.String("script", "", "JSON file holding an array of turns, or an object of arrays keyed by conversation marker (required)")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address; port 0 picks a free port")
 	repeat := fs.Bool("repeat", false, "cycle through the script forever instead of running out")
 	if err := fs.Parse(args); err != nil {
@@ -46,7 +55,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: llmserver -script FILE.json [-addr HOST:PORT] [-repeat]")
 		return 2
 	}
-	turns, err := loadScript(*script)
+	turns, conversations, err := loadScript(*script)
+	if err == nil && conversations != nil && *repeat {
+		err = errors.New("-repeat needs a script that is an array of turns, not an object of conversations")
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "llmserver:", err)
 		return 1
@@ -57,9 +69,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer srv.Close()
-	if *repeat {
+	switch {
+	case conversations != nil:
+		srv.SetFallback(llmtest.Conversations(conversations))
+	case *repeat:
 		srv.SetFallback(llmtest.Cycle(turns...))
-	} else {
+	default:
 		srv.Push(turns...)
 	}
 	fmt.Fprintln(stdout, srv.URL)
@@ -67,19 +82,42 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// loadScript reads and validates the script file. An empty script is an
-// error: a server that can only answer "script exhausted" is a mistake.
-func loadScript(path string) ([]llmtest.Turn, error) {
+// loadScript reads and validates the script file: an array of turns, or an
+// object of conversations, each an array of turns keyed by its marker. An
+// empty script or conversation is an error: a server that can only answer
+// "script exhausted" is a mistake.
+func loadScript(path string) (turns []llmtest.Turn, conversations map[string][]llmtest.Turn, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	turns, err := llmtest.ParseScript(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
+		turns, err := llmtest.ParseScript(data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(turns) == 0 {
+			return nil, nil, errors.New(path + ": script has no turns")
+		}
+		return turns, nil, nil
 	}
-	if len(turns) == 0 {
-		return nil, errors.New(path + ": script has no turns")
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, nil, fmt.Errorf("%s: parse conversations: %w", path, err)
 	}
-	return turns, nil
+	if len(raw) == 0 {
+		return nil, nil, errors.New(path + ": script has no conversations")
+	}
+	conversations = map[string][]llmtest.Turn{}
+	for _, marker := range slices.Sorted(maps.Keys(raw)) { // the first error, always the same one
+		turns, err := llmtest.ParseScript(raw[marker])
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: conversation %q: %w", path, marker, err)
+		}
+		if len(turns) == 0 {
+			return nil, nil, fmt.Errorf("%s: conversation %q has no turns", path, marker)
+		}
+		conversations[marker] = turns
+	}
+	return nil, conversations, nil
 }
