@@ -39,9 +39,13 @@ When not to use it: reading one known file (use Read), finding a definition (use
 Available agent types (subagent_type):
 `
 
+// taskTool is Task. It is read-only as far as the permission chain is
+// concerned: the call changes nothing itself, and every call its subagent
+// makes is checked on its own (in plan mode too, where the subagent may
+// only read).
 func (t *Team) taskTool() tool.Tool {
 	desc := taskDesc + Describe(t.cfg.Defs)
-	return tool.New(TaskName, desc, false, nil, t.runTask).WithEffects(func(*tool.Env, TaskInput) tool.Effects {
+	return tool.New(TaskName, desc, true, nil, t.runTask).WithEffects(func(*tool.Env, TaskInput) tool.Effects {
 		// A subagent's effects are those of its tools, each checked and
 		// ordered when it runs (file changes serialised by the file
 		// state's locks): the call itself touches nothing, so several

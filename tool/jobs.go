@@ -30,3 +30,9 @@ var ErrNoJobs = errors.New("background commands are not available in this sessio
 
 // KillOwner stops the jobs an agent started.
 func (j *Jobs) KillOwner(owner string) {}
+
+// NewJobs (placeholder).
+func NewJobs(dir string) *Jobs { return &Jobs{} }
+
+// Close (placeholder).
+func (j *Jobs) Close() {}

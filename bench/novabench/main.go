@@ -42,13 +42,22 @@ func main() {
 	spawn := flag.Bool("spawn", false, "internal: baseline spawns bash -c 'echo hi' per tool turn")
 	idleBase = flag.String("idlebase", "", "path of bench/idlebase, the idle-TUI baseline")
 	novaUpstream = flag.String("nova-upstream", "", "path of nova built on upstream Bubble Tea (bench/run.sh), for the keystroke comparison")
-	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages), paced (the paced three-call turn), rss (process and binary size) or mcp (time to the first request with MCP servers configured)")
+	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages), paced (the paced three-call turn), rss (process and binary size), subagents (three subagents side by side against one after another) or mcp (time to the first request with MCP servers configured)")
 	novaOld := flag.String("nova-old", "", "an earlier build of nova, measured beside this one in the paced turn")
 	flag.StringVar(&oldLabel, "nova-old-label", oldLabel, "how the paced table names the earlier build")
 	cache := flag.String("cache", "as-is", "with -only rss, how the binary sits in the page cache: as-is, cold (evicted, paged in by the runs), reread (evicted, then read whole like cat) or all (as-is, then cold, then reread)")
 	flag.Parse()
 	if *only == "paced" {
 		out, err := pacedReport(context.Background(), *nova, *novaOld, *runs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "novabench:", err)
+			os.Exit(1)
+		}
+		fmt.Print(out)
+		return
+	}
+	if *only == "subagents" {
+		out, err := subagentsReport(context.Background(), *nova, *runs)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "novabench:", err)
 			os.Exit(1)
