@@ -72,6 +72,8 @@ func runInteractive(ctx context.Context, opts *RootOptions, s *nova.Session, fir
 		MCPPrompts:   func(ctx context.Context) ([]tui.MCPPrompt, error) { return tuiMCPPrompts(ctx, s) },
 		WriteMemory:  s.WriteMemory,
 		Memory:       func() (tui.MemoryInfo, error) { return memoryInfo(s) },
+		Bashes:       func() []tui.BashInfo { return tuiBashes(s.Shells()) },
+		KillBash:     s.KillShell,
 	}
 	if s.AutoMemory() == nova.AutoMemorySuggest {
 		o.ProposeMemory = func(ctx context.Context) (tui.MemoryProposal, error) {
@@ -103,6 +105,16 @@ func memoryInfo(s *nova.Session) (tui.MemoryInfo, error) {
 		info.Files = append(info.Files, tui.MemoryFile(f))
 	}
 	return info, nil
+}
+
+// tuiBashes is the session's background commands for /bashes.
+func tuiBashes(shells []nova.Shell) []tui.BashInfo {
+	out := make([]tui.BashInfo, len(shells))
+	for i, sh := range shells {
+		out[i] = tui.BashInfo{ID: sh.ID, Command: sh.Command, Description: sh.Description, Agent: sh.Agent,
+			Running: sh.Running, Killed: sh.Killed, ExitCode: sh.ExitCode, Duration: sh.Duration, Output: sh.Output}
+	}
+	return out
 }
 
 func tuiModels(ms []nova.ModelInfo) []tui.ModelInfo {

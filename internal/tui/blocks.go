@@ -19,6 +19,7 @@ const (
 	kindInfo
 	kindRetry   // a model call being retried (event.Retry)
 	kindWarning // event.Warning
+	kindMail    // event.Mailbox: one line an item
 )
 
 // block is one entry of the timeline. Its rendering is cached per width and
@@ -42,6 +43,9 @@ type block struct {
 	cancelled bool
 	pending   bool // finished (tool_done), result not yet arrived
 	waiting   bool // a permission request or question about it is open
+	// sub is the subagent a Task call started (agents.go); such a card
+	// renders as the subagent's.
+	sub *subagent
 
 	// sources an answer cites, by footnote number (websearch.go).
 	sources []source
@@ -83,6 +87,11 @@ func (b *block) render(r renderer, width int, expanded bool, now time.Time) stri
 		if b.running {
 			d = now.Sub(b.start).Truncate(100 * time.Millisecond)
 		}
+		if b.sub != nil {
+			a := b.agentView(expanded)
+			a.Duration = d
+			return r.AgentCard(width, a)
+		}
 		return r.ToolCard(width, card{ID: b.id, Name: b.name, Input: b.input, Running: b.running, Duration: d,
 			Result: b.result, IsError: b.isError, Denied: b.denied, Cancelled: b.cancelled, Expanded: expanded,
 			Pending: b.pending, Waiting: b.waiting})
@@ -90,6 +99,8 @@ func (b *block) render(r renderer, width int, expanded bool, now time.Time) stri
 		return r.Error(width, b.text.String())
 	case kindRetry, kindWarning:
 		return r.Notice(width, b.text.String(), b.kind == kindWarning)
+	case kindMail:
+		return r.Mail(width, strings.Split(b.text.String(), "\n"))
 	default:
 		return wrap(b.text.String(), width)
 	}

@@ -62,6 +62,7 @@ var builtins = []struct{ name, help string }{
 	{"mcp", "list the MCP servers; /mcp NAME shows a server and its tools"},
 	{"memory", "show the memory files the model reads, and where facts you accept go"},
 	{"hooks", "list the hooks in effect and the settings file of each"},
+	{"bashes", "list background commands; /bashes ID shows one, /bashes kill ID stops it"},
 	{"resume", "list sessions, or /resume ID to switch to one"},
 	{"rewind", "list turns, or /rewind N to restore files and conversation to before turn N"},
 	{"exit", "quit"},
@@ -150,6 +151,7 @@ func (m *Model) slash(text string) tea.Cmd {
 	case "clear":
 		m.blocks, m.scroll, m.cachedFrom = nil, 0, 0
 		m.todos.set(nil)
+		m.forgetAgents()
 		if m.o.Clear != nil {
 			m.o.Clear()
 		}
@@ -213,6 +215,8 @@ func (m *Model) slash(text string) tea.Cmd {
 		return m.quit()
 	case "mcp":
 		m.mcpCommand(args)
+	case "bashes":
+		return m.bashesCommand(args)
 	default:
 		tmpl, ok := m.o.Commands[name]
 		if !ok && strings.HasPrefix(name, "mcp__") {

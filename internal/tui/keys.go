@@ -75,11 +75,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
-	if m.ques != nil && m.questionKey(s) {
-		if m.ques == nil {
-			return m.startTicking() // answered: the run goes on
+	if m.ques != nil {
+		if done, answered := m.questionKey(s); done {
+			if answered {
+				return m.startTicking() // the run goes on
+			}
+			return nil
 		}
-		return nil
 	}
 	switch s {
 	case "enter":
@@ -107,8 +109,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 
 // questionKey handles a key while a question is open: arrows or digits pick
 // an option; Enter answers with the typed text if there is any, else with
-// the picked option.
-func (m *Model) questionKey(s string) bool {
+// the picked option. done reports whether the key was consumed, answered
+// whether it answered.
+func (m *Model) questionKey(s string) (done, answered bool) {
 	n := len(m.ques.Options)
 	empty := m.input.Value() == ""
 	switch {
@@ -126,17 +129,18 @@ func (m *Model) questionKey(s string) bool {
 		m.input.Reset()
 		m.addText(kindInfo, "Answered: "+cmp.Or(a.Text, a.Option))
 		m.ques.Respond(a)
-		m.answered(m.ques.ID, false)
-		m.ques, m.quesSel = nil, 0
+		m.settleAsk(m.ques.ID, false)
+		return true, true
 	default:
-		return false
+		return false, false
 	}
-	return true
+	return true, false
 }
 
 // questionView renders the open question.
 func (m *Model) questionView() string {
 	var b strings.Builder
+	b.WriteString(m.askerLine())
 	b.WriteString("? " + m.ques.Question)
 	for i, o := range m.ques.Options {
 		mark := "  "
@@ -167,8 +171,7 @@ func (m *Model) permKey(s string) (done bool, cmd tea.Cmd) {
 		if isPlan(m.perm) {
 			m.planAnswered(d)
 		}
-		m.answered(m.perm.ID, d.Behavior == event.Allow)
-		m.perm, m.permSel = nil, 0
+		m.settleAsk(m.perm.ID, d.Behavior == event.Allow)
 		return true, m.startTicking() // an allowed call's clock runs again
 	default:
 		return false, nil
@@ -206,6 +209,7 @@ func (m *Model) dialog() string {
 		return m.planDialog()
 	}
 	var b strings.Builder
+	b.WriteString(m.askerLine())
 	fmt.Fprintf(&b, "Allow %s(%s)?", m.perm.Name, keyArg(m.perm.Input))
 	if m.perm.Reason != "" {
 		b.WriteString(" " + m.perm.Reason)

@@ -74,11 +74,20 @@ type Model struct {
 	queued    []string
 	runStart  time.Time // when the active run started, for the working clock
 
+	// agents are the cards of subagents (Task calls) by call id: those of
+	// the active run, and those still running in the background, whose
+	// events may come in a later run. bgAgents are the latter by agent
+	// id, which the Mailbox names when one ends.
+	agents   map[string]*block
+	bgAgents map[string]*block
+
 	todos   todoPanel // the model's task list, above the input while a task is open
 	perm    *event.PermissionRequest
 	ques    *event.Question // open question (AskUserQuestion)
 	quesSel int             // the option picked in it
 	permSel int
+	askCard *block // the card of the subagent whose dialog is open; nil for the run's own
+	asks    []ask  // dialogs waiting behind the open one
 
 	input   textarea.Model
 	comp    completion
@@ -112,7 +121,7 @@ func New(o Options) *Model {
 	m := &Model{
 		o: o, r: plainRenderer{}, ctx: ctx, stop: stop,
 		width: 80, height: 24,
-		tools: map[string]*block{},
+		tools: map[string]*block{}, agents: map[string]*block{}, bgAgents: map[string]*block{},
 		input: ta, mode: o.Mode, model: o.Model,
 	}
 	m.r, m.bg = newRenderer(o), newRenderer(o)
@@ -232,6 +241,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// against the new window until the next call reports.
 		m.usage.ContextWindow = msg.info.ContextWindow
 		m.addText(kindInfo, "Model: "+describeModel(msg.info)+" — from the next prompt on")
+		return m, nil
+	case bashKillMsg:
+		m.bashKilled(msg)
 		return m, nil
 	case memoryMsg:
 		m.applyMemory(msg)

@@ -27,6 +27,7 @@ type Entry struct {
 func (m *Model) showPast(p *Past) {
 	m.blocks, m.scroll, m.cachedFrom, m.current = nil, 0, 0, nil
 	clear(m.tools)
+	m.forgetAgents()
 	for _, e := range p.Entries {
 		if e.Event == nil {
 			m.endStream()
@@ -39,6 +40,9 @@ func (m *Model) showPast(p *Past) {
 	for _, b := range m.tools {
 		if b.running || b.waiting || b.pending {
 			b.running, b.waiting, b.pending, b.live, b.cancelled, b.dirty = false, false, false, false, true, true
+		}
+		if b.sub != nil {
+			b.sub.stop()
 		}
 	}
 	clear(m.tools)

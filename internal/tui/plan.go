@@ -43,6 +43,7 @@ var planLabels = map[string]string{
 // planDialog renders the dialog of a plan's request.
 func (m *Model) planDialog() string {
 	var b strings.Builder
+	b.WriteString(m.askerLine())
 	b.WriteString("Approve the plan above? (pgup scrolls through it)")
 	for i, c := range m.perm.Choices {
 		mark := "  "

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/novacode/nova/event"
+	"github.com/novacode/nova/internal/tui/render"
 )
 
 // card and status mirror render.Card and render.Status field for field, so
@@ -39,6 +40,10 @@ type renderer interface {
 	Prompt(width int, text string) string
 	Thinking(width int, text string, expanded bool) string
 	ToolCard(width int, c card) string
+	// AgentCard renders a Task call's card: the subagent it started.
+	AgentCard(width int, a render.Agent) string
+	// Mail renders a Mailbox's items, one line each.
+	Mail(width int, lines []string) string
 	Error(width int, msg string) string
 	// Notice renders a retry's wait, or with warn a warning.
 	Notice(width int, msg string, warn bool) string
@@ -104,6 +109,19 @@ func (plainRenderer) ToolCard(width int, c card) string {
 		}
 	}
 	return wrap(b.String(), width)
+}
+
+// plainTheme is package render without colour: the subagent card and
+// the mailbox lines read the same in the plain renderer, so the model's
+// tests check what a person sees.
+var plainTheme = render.NewTheme(true, true)
+
+func (plainRenderer) AgentCard(width int, a render.Agent) string {
+	return render.AgentCard(plainTheme, width, a)
+}
+
+func (plainRenderer) Mail(width int, lines []string) string {
+	return render.MailLines(plainTheme, width, lines)
 }
 
 func (plainRenderer) Error(width int, msg string) string { return wrap("✗ "+msg, width) }

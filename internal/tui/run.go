@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"runtime/debug"
@@ -59,6 +60,8 @@ func (m *Model) start(text string) tea.Cmd {
 	ch := make(chan event.Event)
 	m.busy, m.cancelRun, m.events, m.current = true, cancel, ch, nil
 	clear(m.tools)
+	// Only subagents running in the background outlive their run.
+	maps.DeleteFunc(m.agents, func(_ string, b *block) bool { return !b.sub.background || b.sub.bgDone })
 	runner := m.o.Runner
 	closed := m.ctx
 	m.wg.Go(func() {
@@ -141,18 +144,22 @@ func (m *Model) cancel() {
 		m.cancelRun()
 	}
 	m.queued = nil
-	m.perm, m.ques = nil, nil
+	m.dropAsks()
 }
 
 func (m *Model) finishRun() tea.Cmd {
 	if m.cancelRun != nil {
 		m.cancelRun()
 	}
-	m.busy, m.cancelRun, m.events, m.perm, m.ques = false, nil, nil, nil, nil
+	m.busy, m.cancelRun, m.events = false, nil, nil
+	m.dropAsks()
 	m.endStream()
 	for _, b := range m.tools {
-		if b.running { // the run ended without a result for it
-			b.running, b.cancelled, b.live, b.dirty = false, true, false, true
+		if b.running || b.waiting { // the run ended without a result for it
+			b.running, b.waiting, b.cancelled, b.live, b.dirty = false, false, true, false, true
+			if b.sub != nil {
+				b.sub.stop()
+			}
 		}
 	}
 	if len(m.queued) > 0 {

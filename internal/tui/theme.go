@@ -36,7 +36,11 @@ func (r themed) Thinking(width int, text string, expanded bool) string {
 func (r themed) ToolCard(width int, c card) string {
 	return render.ToolCard(r.t, width, render.Card(c))
 }
-func (r themed) Error(width int, msg string) string { return render.ErrorLine(r.t, width, msg) }
+func (r themed) AgentCard(width int, a render.Agent) string {
+	return render.AgentCard(r.t, width, a)
+}
+func (r themed) Mail(width int, lines []string) string { return render.MailLines(r.t, width, lines) }
+func (r themed) Error(width int, msg string) string    { return render.ErrorLine(r.t, width, msg) }
 func (r themed) Todos(width, rows int, items []event.TodoItem) string {
 	list := make([]render.Todo, len(items))
 	for i, it := range items {

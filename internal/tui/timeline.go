@@ -39,8 +39,16 @@ func (m *Model) handleEvent(ev event.Event) {
 		m.stream(kindText, e.Text)
 	case event.ThinkingText:
 		m.stream(kindThinking, e.Text)
+	case event.Child:
+		m.child(e)
+	case event.Mailbox:
+		m.mailbox(e)
 	case event.ToolUse:
 		m.endStream()
+		if e.Name == taskTool {
+			m.taskUse(e)
+			return
+		}
 		b := &block{kind: kindTool, id: e.ID, name: e.Name, input: e.Input, start: timeNow(), running: true, live: true, dirty: true}
 		m.tools[e.ID] = b
 		m.add(b)
@@ -55,26 +63,27 @@ func (m *Model) handleEvent(ev event.Event) {
 		}
 	case event.ToolResult:
 		b := m.tools[e.ID]
-		if b == nil {
+		switch {
+		case b == nil && e.Name == taskTool:
+			b = m.agentCard(e.ID)
+		case b == nil:
 			b = &block{kind: kindTool, id: e.ID, name: e.Name}
 			m.add(b)
 		}
 		b.running, b.waiting, b.live, b.dirty, b.pending = false, false, false, true, false
 		b.dur = time.Duration(e.DurationMS) * time.Millisecond
 		b.result, b.isError, b.denied, b.cancelled = e.Content, e.IsError, e.Denied, e.Cancelled
+		if b.sub != nil {
+			m.taskResult(b, e)
+		}
 	case *event.PermissionRequest:
 		m.endStream()
-		if isPlan(e) {
-			m.showPlan(e)
-		}
 		m.awaiting(e.ID)
-		m.perm, m.permSel = e, 0
-		m.comp.matches = nil // the dialog owns the arrow keys now
+		m.ask(ask{perm: e})
 	case *event.Question:
 		m.endStream()
 		m.awaiting(e.ID)
-		m.ques, m.quesSel = e, 0
-		m.comp.matches = nil
+		m.ask(ask{ques: e})
 	case event.WebSearch:
 		m.webSearch(e)
 	case event.Citation:

@@ -109,6 +109,26 @@ type Options struct {
 	// the commands; a prompt's command is sent as the prompt, and the
 	// Runner fills it in. Called as MCPResources is. Optional.
 	MCPPrompts func(ctx context.Context) ([]MCPPrompt, error)
+	// Bashes lists the session's background commands (Bash with
+	// run_in_background), oldest first, for /bashes. Optional: without it
+	// /bashes says it is unavailable.
+	Bashes func() []BashInfo
+	// KillBash stops a background command and what it started (/bashes
+	// kill ID). The TUI calls it off its goroutine. Optional.
+	KillBash func(id string) error
+}
+
+// BashInfo is one background command for /bashes (nova.Shell).
+type BashInfo struct {
+	ID, Command, Description string
+	// Agent is the subagent that started it, "" for the session's own.
+	Agent           string
+	Running, Killed bool
+	ExitCode        int
+	// Duration is how long it ran, or has run so far.
+	Duration time.Duration
+	// Output is the file that holds its whole output.
+	Output string
 }
 
 // MCPServer is one MCP server for /mcp.

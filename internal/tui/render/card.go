@@ -85,9 +85,9 @@ func cardHeader(t Theme, width int, c Card) string {
 		suffix = " · waiting for you"
 	} else if c.Running {
 		frame := Spinner(c.Duration)
-		suffix = " " + frame + " " + formatDuration(c.Duration)
+		suffix = " " + frame + " " + FormatDuration(c.Duration)
 	} else if c.Duration > 0 {
-		suffix = " " + formatDuration(c.Duration)
+		suffix = " " + FormatDuration(c.Duration)
 	}
 
 	name := c.Name
@@ -139,6 +139,11 @@ func keyArg(name string, input json.RawMessage, workDir string, avail int) strin
 		// The plan is shown whole beside the dialog; its title names it.
 		first, _, _ := strings.Cut(strings.TrimSpace(str("plan")), "\n")
 		return truncate(strings.TrimSpace(strings.TrimLeft(first, "#")), avail)
+	case "Task":
+		// A subagent's own Task calls, in its card's list of calls.
+		if d := str("description"); d != "" {
+			return truncate(oneLine(d), avail)
+		}
 	case "WebSearch":
 		if q := str("query"); q != "" {
 			return truncate(fmt.Sprintf("%q", oneLine(q)), avail)
@@ -187,9 +192,9 @@ func truncatePath(p string, avail int) string {
 	return ansi.TruncateLeft(p, w-avail+1, "…")
 }
 
-// formatDuration prints milliseconds under a second, tenths of seconds
+// FormatDuration prints milliseconds under a second, tenths of seconds
 // under a minute and whole seconds above: as precise as a glance needs.
-func formatDuration(d time.Duration) string {
+func FormatDuration(d time.Duration) string {
 	if d < time.Second {
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	}
@@ -254,6 +259,13 @@ func layout(t Theme, width int, lines []string, expanded bool, fold int, paint f
 	if inner < 1 {
 		return ""
 	}
+	return indentBody(t, foldRows(t, inner, lines, expanded, fold, paint))
+}
+
+// foldRows lays lines out in inner cells: collapsed, each line is cut to
+// one row and only the first fold lines are kept, with a marker saying how
+// many are hidden; expanded, every line is wrapped in full.
+func foldRows(t Theme, inner int, lines []string, expanded bool, fold int, paint func(string) string) []string {
 	hidden := 0
 	if !expanded && len(lines) > fold {
 		hidden = len(lines) - fold
@@ -273,6 +285,12 @@ func layout(t Theme, width int, lines []string, expanded bool, fold int, paint f
 	if hidden > 0 {
 		rows = append(rows, t.paint(t.Dim, truncate(fmt.Sprintf("… +%s (ctrl+o to expand)", plural(hidden, "line")), inner)))
 	}
+	return rows
+}
+
+// indentBody puts laid-out rows under a card's header: the first behind
+// the "⎿" mark, the others aligned with it.
+func indentBody(t Theme, rows []string) string {
 	for i := range rows {
 		if i == 0 {
 			rows[i] = t.paint(t.Dim, bodyFirst) + rows[i]

@@ -1,6 +1,7 @@
 // Package render holds the pure rendering functions of the terminal UI's
 // timeline: the user's prompts, Markdown answers, thinking blocks, tool-call
-// cards with diffs, error lines and the status line.
+// cards with diffs, subagents' cards, mailbox lines, error lines and the
+// status line.
 //
 // Nothing here owns state beyond a renderer cache, reads the terminal or the
 // clock: every function maps (theme, width, value) to a string, so the Bubble
