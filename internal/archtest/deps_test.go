@@ -122,6 +122,23 @@ var depRules = []depRule{
 			{"session", "results reach the transcript through the loop"},
 			{"tool/builtin", "the caller registers the tools (and ToolSearch)"},
 		}, heavy...)},
+	// Subagents: child loops made from the parent's agent; nothing of the
+	// chain, the providers or the frontends.
+	{pkg: "team",
+		ours: []reach{
+			{"agent", "a subagent is a child loop"},
+			{"event", "a subagent's events reach the parent's consumers"},
+			{"llm", "through agent"},
+			{"tool", "Task, TaskOutput and SendMessage are tools"},
+			{"permission/verdict", "through agent"},
+		},
+		forbid: append([]reach{
+			{"permission", "a subagent's calls go through the parent's checker, as agent.PermissionChecker"},
+			{"session", "transcripts come in through Config.Recorder"},
+			{"internal/...", "a public package"},
+			{"tool/builtin", "the subagent gets the parent's tools"},
+			{"llm/anthropic", "the client is the parent's"},
+		}, heavy...)},
 	{pkg: "mcp/mcptest",
 		forbid: append([]reach{
 			{"...", "test servers on the MCP SDK alone: they stand for programs that know nothing of NovaCode"},
@@ -205,6 +222,7 @@ var depRules = []depRule{
 			{"tool/builtin", "the built-in tools"},
 			{"tool/web", "WebFetch's page fetching"},
 			{"mcp", "MCP servers' tools, started with the session"},
+			{"team", "subagents (the Task tool)"},
 			{"permission", "the chain"},
 			{"permission/verdict", "the chain's values"},
 			{"permission/shell", "the chain analyses commands"},
