@@ -433,3 +433,62 @@ func firstUser(t *testing.T, r llmtest.Request) string {
 	}
 	return string(body.Messages[0].Content)
 }
+
+// Two subagents editing one file are serialised by the file state: the
+// second to edit finds the file changed since it read it, and nothing of
+// the first's change is lost.
+func TestSubagentsEditingOneFile(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	edit := func(old, new string, delay time.Duration) llmtest.Block {
+		in, _ := json.Marshal(map[string]string{"file_path": "shared.txt", "old_string": old, "new_string": new})
+		b := llmtest.ToolUse("", "Edit", string(in))
+		b.Delay = delay
+		return b
+	}
+	read := llmtest.ToolUse("", "Read", `{"file_path":"shared.txt"}`)
+	srv.SetFallback(llmtest.Conversations(map[string][]llmtest.Turn{
+		"": {
+			turn(taskCall("t1", "first", "child-first: edit", "general-purpose", false),
+				taskCall("t2", "second", "child-second: edit", "general-purpose", false)),
+			turn(llmtest.Text("done")),
+		},
+		"child-first":  {turn(read), turn(edit("line two", "line TWO by first", 100*time.Millisecond)), turn(llmtest.Text("first done"))},
+		"child-second": {turn(read), turn(edit("line one", "line ONE by second", 600*time.Millisecond)), turn(llmtest.Text("second done"))},
+	}))
+	opts := testOptions(t, srv)
+	opts.PermissionMode = "acceptEdits"
+	path := filepath.Join(opts.Dir, "shared.txt")
+	if err := os.WriteFile(path, []byte("line one\nline two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	evs, lc := sendAll(t, s, ctx, "Edit it twice.")
+	if lc.Reason != event.ReasonDone {
+		t.Fatalf("loop_complete = %+v", lc)
+	}
+	edits := map[string]event.ToolResult{}
+	for _, e := range evs {
+		if c, ok := e.(event.Child); ok {
+			if r, ok := c.Event.(event.ToolResult); ok && r.Name == "Edit" {
+				edits[c.ParentToolUseID] = r
+			}
+		}
+	}
+	if r := edits["t1"]; r.IsError {
+		t.Errorf("the first edit failed: %s", r.Content)
+	}
+	if r := edits["t2"]; !r.IsError || !strings.Contains(strings.ToLower(r.Content), "changed") {
+		t.Errorf("the second edit = %+v, want it refused as changed since read", r)
+	}
+	got, _ := os.ReadFile(path)
+	if string(got) != "line one\nline TWO by first\n" {
+		t.Errorf("file = %q, want only the first's change", got)
+	}
+}
