@@ -25,10 +25,38 @@ type Result struct {
 	Usage    event.TokenCounts
 	CostUSD  float64
 	Duration int64 // milliseconds of this Send
-	// ToolCalls lists this Send's calls in the order the model made them.
+	// ToolCalls lists this Send's calls in the order the model made them
+	// (its own: a subagent's are its Task call's business).
 	ToolCalls []ToolCall
+	// SubagentDenials are the calls of this Send's subagents that were not
+	// allowed to run, each with ParentToolUseID and AgentID: the work a
+	// subagent was refused is refused work of the Send (see Denied).
+	SubagentDenials []ToolCall
 	// Sources are the pages the answer cites, each once.
 	Sources []Source
+	// Subagents are the subagents this Send's own Task calls ran, in the
+	// order their calls ended. Their tokens and cost are already in Usage
+	// and CostUSD; a subagent's own subagents are in its figures, not
+	// listed here.
+	Subagents []SubagentRun
+}
+
+// SubagentRun is what one subagent (a Task call) did and cost, as
+// event.SubagentRun says it, with the call that ran it.
+type SubagentRun struct {
+	// ToolUseID is the Task call's id (a ToolCalls entry).
+	ToolUseID string
+	AgentID   string
+	AgentType string
+	Turns     int
+	Usage     event.TokenCounts
+	CostUSD   float64
+	// Background marks a subagent that goes on after its call returned:
+	// Turns, Usage and CostUSD are what it had done by then.
+	Background bool
+	// Transcript is the file that keeps its conversation (a session
+	// nova --resume takes), "" for an InMemory session.
+	Transcript string
 }
 
 // ToolCall is one call of a Send.
@@ -42,6 +70,10 @@ type ToolCall struct {
 	// allow; Reason says why.
 	Denied bool
 	Reason string
+	// ParentToolUseID and AgentID name, for a subagent's call, the Task
+	// call that started the subagent and the subagent (the innermost, for
+	// a subagent's subagent), as its events do.
+	ParentToolUseID, AgentID string
 }
 
 // Source is a page a web search found and the answer cites.
@@ -49,7 +81,8 @@ type Source struct {
 	URL, Title string
 }
 
-// Denied returns the calls that were not allowed to run.
+// Denied returns the calls that were not allowed to run: the Send's own,
+// then its subagents' (SubagentDenials).
 func (r Result) Denied() []ToolCall {
 	var out []ToolCall
 	for _, c := range r.ToolCalls {
@@ -57,13 +90,20 @@ func (r Result) Denied() []ToolCall {
 			out = append(out, c)
 		}
 	}
-	return out
+	return append(out, r.SubagentDenials...)
 }
 
-// collector builds a Result from a run's events.
+// collector builds a Result from a run's events. A subagent's events
+// (event.Child) are its own run's, not this one's: its calls are not
+// ToolCalls, its citations not Sources, its loop_complete not the end;
+// what it cost comes with the Task call's result. Only its denied calls
+// are kept (SubagentDenials).
 type collector struct {
 	res  *Result
 	byID map[string]int
+	// childCalls are subagents' calls waiting for their result, by the
+	// Task call that started the subagent and the call's id.
+	childCalls map[[2]string]ToolCall
 }
 
 func (c *collector) add(e event.Event) {
@@ -72,6 +112,8 @@ func (c *collector) add(e event.Event) {
 	}
 	r := c.res
 	switch e := e.(type) {
+	case event.Child:
+		c.child(e)
 	case event.ToolUse:
 		c.byID[e.ID] = len(r.ToolCalls)
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: e.ID, Name: e.Name, Input: e.Input})
@@ -80,6 +122,10 @@ func (c *collector) add(e event.Event) {
 			tc := &r.ToolCalls[i]
 			tc.Result, tc.IsError, tc.Denied, tc.Reason = e.Content, e.IsError, e.Denied, e.Reason
 		}
+		if a := e.Subagent; a != nil {
+			r.Subagents = append(r.Subagents, SubagentRun{ToolUseID: e.ID, AgentID: a.AgentID, AgentType: a.AgentType,
+				Turns: a.Turns, Usage: a.Usage, CostUSD: a.CostUSD, Background: a.Background, Transcript: a.Transcript})
+		}
 	case event.Citation:
 		if !slices.ContainsFunc(r.Sources, func(s Source) bool { return s.URL == e.URL }) {
 			r.Sources = append(r.Sources, Source{URL: e.URL, Title: e.Title})
@@ -87,6 +133,37 @@ func (c *collector) add(e event.Event) {
 	case event.LoopComplete:
 		r.Text, r.Reason, r.Err = e.FinalText, e.Reason, e.Error
 		r.Turns, r.Usage, r.CostUSD, r.Duration = e.Turns, e.Usage, e.CostUSD, e.DurationMS
+	}
+}
+
+// child keeps a subagent's denied calls.
+func (c *collector) child(ch event.Child) {
+	for {
+		inner, ok := ch.Event.(event.Child)
+		if !ok {
+			break
+		}
+		ch = inner // the innermost: the subagent that made the call
+	}
+	switch e := ch.Event.(type) {
+	case event.ToolUse:
+		if c.childCalls == nil {
+			c.childCalls = map[[2]string]ToolCall{}
+		}
+		c.childCalls[[2]string{ch.ParentToolUseID, e.ID}] = ToolCall{ID: e.ID, Name: e.Name, Input: e.Input,
+			ParentToolUseID: ch.ParentToolUseID, AgentID: ch.AgentID}
+	case event.ToolResult:
+		k := [2]string{ch.ParentToolUseID, e.ID}
+		tc, ok := c.childCalls[k]
+		delete(c.childCalls, k)
+		if !e.Denied {
+			return
+		}
+		if !ok {
+			tc = ToolCall{ID: e.ID, Name: e.Name, ParentToolUseID: ch.ParentToolUseID, AgentID: ch.AgentID}
+		}
+		tc.Result, tc.IsError, tc.Denied, tc.Reason = e.Content, e.IsError, true, e.Reason
+		c.res.SubagentDenials = append(c.res.SubagentDenials, tc)
 	}
 }
 

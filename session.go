@@ -768,6 +768,9 @@ func (s *Session) Result() Result {
 	defer s.mu.Unlock()
 	r := s.result
 	r.ToolCalls = slices.Clone(r.ToolCalls)
+	r.SubagentDenials = slices.Clone(r.SubagentDenials)
+	r.Subagents = slices.Clone(r.Subagents)
+	r.Sources = slices.Clone(r.Sources)
 	return r
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/novacode/nova/agent"
@@ -24,12 +25,25 @@ type openedSession struct {
 	state    *session.State // nil for a new session
 	resumed  bool
 	closeFns []func() error
+
+	// subagents are the transcripts of the subagents started so far, so
+	// that close closes those still open; guarded by subMu, as subagents
+	// start from the Task calls' goroutines.
+	subMu     sync.Mutex
+	subagents map[string]*session.Transcript // by session id
+	closed    bool
 }
 
-// close closes the transcript in use (a /resume may have switched it),
-// then what the new session leaves to clean.
+// close closes the transcript in use (a /resume may have switched it) and
+// the subagents', then what the new session leaves to clean.
 func (s *openedSession) close() {
 	_ = s.rec.Close()
+	s.subMu.Lock()
+	s.closed = true
+	for _, t := range s.subagents {
+		_ = t.Close()
+	}
+	s.subMu.Unlock()
 	for _, f := range s.closeFns {
 		_ = f()
 	}

@@ -1,10 +1,12 @@
 package nova
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"time"
 
 	"github.com/novacode/nova/session"
@@ -13,11 +15,20 @@ import (
 // SessionInfo summarises a stored session.
 type SessionInfo struct {
 	ID          string
+	Created     time.Time
 	Updated     time.Time
 	FirstPrompt string
 	Turns       int // model calls
 	CostUSD     float64
 	Model       string
+	// Subagents are the transcripts of the subagents the session started
+	// (the Task tool), oldest first; each is a session nova --resume takes
+	// by its ID, <session id>.<agent id>.
+	Subagents []SessionInfo
+	// Parent, for a subagent, is the session that started it; AgentID is
+	// its id in that session, AgentType its kind and Description the
+	// Task call's description of its task.
+	Parent, AgentID, AgentType, Description string
 }
 
 // Prompt is one turn as rewinding counts them: a prompt the person sent
@@ -51,7 +62,8 @@ type RewindReport struct {
 }
 
 // ListSessions lists the stored sessions of the workspace dir, most recent
-// first. dataDir "" means the default.
+// first, each with its subagents' transcripts in Subagents. dataDir ""
+// means the default.
 func ListSessions(dir, dataDir string) ([]SessionInfo, error) {
 	pdir, err := projectDir(dir, dataDir)
 	if err != nil {
@@ -60,16 +72,65 @@ func ListSessions(dir, dataDir string) ([]SessionInfo, error) {
 	return listIn(pdir)
 }
 
+// listIn lists the sessions of pdir with their subagents under them. A
+// subagent whose parent is not listed (its transcript is gone or damaged)
+// is listed on its own, so it can still be found and resumed.
 func listIn(pdir string) ([]SessionInfo, error) {
 	list, err := session.List(pdir)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]SessionInfo, len(list))
+	infos := make([]*SessionInfo, len(list))
+	byID := make(map[string]*SessionInfo, len(list))
 	for i, s := range list {
-		out[i] = SessionInfo{ID: s.ID, Updated: s.Updated, FirstPrompt: s.FirstPrompt, Turns: s.Turns, CostUSD: s.CostUSD, Model: s.Model}
+		infos[i] = &SessionInfo{ID: s.ID, Created: s.Created, Updated: s.Updated, FirstPrompt: s.FirstPrompt, Turns: s.Turns,
+			CostUSD: s.CostUSD, Model: s.Model, Parent: s.Parent, AgentID: s.AgentID, AgentType: s.AgentType, Description: s.Description}
+		byID[s.ID] = infos[i]
+	}
+	var top []*SessionInfo
+	children := map[string][]*SessionInfo{}
+	for _, in := range infos {
+		if p := byID[in.Parent]; p != nil && !descends(byID, p, in) {
+			children[in.Parent] = append(children[in.Parent], in)
+		} else {
+			top = append(top, in)
+		}
+	}
+	out := make([]SessionInfo, len(top))
+	for i, in := range top {
+		out[i] = withSubagents(in, children)
 	}
 	return out, nil
+}
+
+// withSubagents copies in with its subagents under it, recursively (a
+// subagent of a resumed subagent sits two levels down), oldest first: the
+// order they were started in.
+func withSubagents(in *SessionInfo, children map[string][]*SessionInfo) SessionInfo {
+	out := *in
+	for _, c := range children[in.ID] {
+		out.Subagents = append(out.Subagents, withSubagents(c, children))
+	}
+	slices.SortFunc(out.Subagents, func(a, b SessionInfo) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// descends reports whether p is in or one of its descendants by the
+// headers' Parent fields: headers written by hand could make a cycle, whose
+// sessions would otherwise hang under each other and out of the listing.
+func descends(byID map[string]*SessionInfo, p, in *SessionInfo) bool {
+	for seen := 0; p != nil && seen <= len(byID); seen++ {
+		if p == in {
+			return true
+		}
+		p = byID[p.Parent]
+	}
+	return false
 }
 
 func projectDir(dir, dataDir string) (string, error) {

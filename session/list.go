@@ -29,9 +29,14 @@ type Info struct {
 	CostUSD     float64
 	Model       string
 	Cwd         string // the header's working directory (slugs can collide)
+	// Parent is set for a subagent's transcript: the session whose Task
+	// call started it (see Record.Parent), with the subagent's AgentID,
+	// AgentType and Description.
+	Parent, AgentID, AgentType, Description string
 }
 
-// List summarizes every session in dir, most recently updated first. A
+// List summarizes every session in dir, most recently updated first,
+// subagents' transcripts included (Info.Parent set). A
 // directory that does not exist holds no sessions. Files that cannot be read
 // or parsed are left out: one damaged transcript must not hide the others.
 // Each transcript is read at its two ends only (see summarize), so listing
@@ -76,17 +81,22 @@ func List(dir string) ([]Info, error) {
 	return out, nil
 }
 
-// Latest is the most recently updated session in dir. With none, the error
-// wraps ErrNoSession and names dir.
+// Latest is the most recently updated session in dir that is not a
+// subagent's: a subagent that ran last (in the background, or after its
+// parent's last record) is part of its parent's work, which is what a
+// continuation picks up. With none, the error wraps ErrNoSession and names
+// dir.
 func Latest(dir string) (Info, error) {
 	all, err := List(dir)
 	if err != nil {
 		return Info{}, err
 	}
-	if len(all) == 0 {
-		return Info{}, fmt.Errorf("%w in %s", ErrNoSession, dir)
+	for _, s := range all {
+		if s.Parent == "" {
+			return s, nil
+		}
 	}
-	return all[0], nil
+	return Info{}, fmt.Errorf("%w in %s", ErrNoSession, dir)
 }
 
 // ProjectDir is where the sessions of workspace live:

@@ -62,6 +62,16 @@ type Record struct {
 	Cwd      string `json:"cwd,omitempty"`
 	Model    string `json:"model,omitempty"`
 	Provider string `json:"provider,omitempty"`
+	// A subagent's transcript (the Task tool's conversation, id
+	// SubagentID(Parent, AgentID)) names the session that started it, so
+	// that listings put it under that session and Latest never picks it:
+	// nova -c continues what the person was doing, not a subagent's task.
+	// AgentType is the kind of subagent, Description the Task call's
+	// short description of its task.
+	Parent      string `json:"parent,omitempty"`
+	AgentID     string `json:"agent_id,omitempty"`
+	AgentType   string `json:"agent_type,omitempty"`
+	Description string `json:"description,omitempty"`
 
 	// message
 	Message *llm.Message `json:"message,omitempty"`
@@ -327,15 +337,65 @@ func (t *Transcript) Close() error {
 }
 
 // validID keeps an id usable as a single file name: it is joined into paths
-// and must never reach outside dir.
+// and must never reach outside dir. An id is a name without a dot, or a
+// subagent's id, <session id>.<agent id> (see SubagentID): pieces split at
+// dots, none empty, the first a session id's form and every later one an
+// agent id's, so neither "..", a hidden file nor a separator can pass.
 func validID(id string) error {
 	switch {
-	case id == "", id == ".", id == "..":
+	case id == "":
 		return fmt.Errorf("invalid session id %q", id)
 	case len(id) > 200:
 		return fmt.Errorf("session id longer than 200 bytes")
 	case strings.ContainsAny(id, "/\\\x00"):
 		return fmt.Errorf("invalid session id %q: contains a path separator or NUL", id)
 	}
+	base, agents, sub := strings.Cut(id, ".")
+	if base == "" {
+		return fmt.Errorf("invalid session id %q", id)
+	}
+	if sub {
+		for _, a := range strings.Split(agents, ".") {
+			if err := validAgentID(a); err != nil {
+				return fmt.Errorf("invalid session id %q: %w", id, err)
+			}
+		}
+	}
 	return nil
+}
+
+// maxAgentID bounds an agent id, so that a subagent's id stays a file name
+// beside a UUID.
+const maxAgentID = 64
+
+// validAgentID accepts the ids the Task tool gives subagents ("agent_1"):
+// letters, digits, '_' and '-'; no dot, so a subagent's session id splits
+// into its parent's and its own in one way only.
+func validAgentID(a string) error {
+	if a == "" || len(a) > maxAgentID {
+		return fmt.Errorf("agent id %q is empty or longer than %d bytes", a, maxAgentID)
+	}
+	for _, r := range a {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("agent id %q has a character other than a letter, digit, '_' or '-'", a)
+		}
+	}
+	return nil
+}
+
+// SubagentID is the session id of the transcript that keeps subagent
+// agentID's conversation, beside its parent session's: <parent>.<agentID>
+// (3f2a….agent_1). nova --resume takes it like any session id.
+func SubagentID(parent, agentID string) (string, error) {
+	if err := validID(parent); err != nil {
+		return "", err
+	}
+	if err := validAgentID(agentID); err != nil {
+		return "", fmt.Errorf("subagent of session %s: %w", parent, err)
+	}
+	id := parent + "." + agentID
+	if err := validID(id); err != nil {
+		return "", err
+	}
+	return id, nil
 }

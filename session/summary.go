@@ -45,6 +45,7 @@ func summarize(path string) (Info, error) {
 		Path: path, Created: header.Time, Updated: end.updated,
 		FirstPrompt: prompt, Turns: end.turns, CostUSD: end.cost,
 		Model: header.Model, Cwd: header.Cwd,
+		Parent: header.Parent, AgentID: header.AgentID, AgentType: header.AgentType, Description: header.Description,
 	}, nil
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -52,31 +54,74 @@ func runSessions(opts *SessionsOptions) error {
 		return err
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		for _, s := range list {
-			if err := enc.Encode(struct {
-				ID          string  `json:"id"`
-				Updated     string  `json:"updated"`
-				FirstPrompt string  `json:"first_prompt"`
-				Turns       int     `json:"turns"`
-				CostUSD     float64 `json:"cost_usd"`
-				Model       string  `json:"model"`
-			}{s.ID, s.Updated.Format("2006-01-02T15:04:05Z07:00"), s.FirstPrompt, s.Turns, s.CostUSD, s.Model}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeSessionsJSON(opts.IO.Out, list)
 	}
+	return writeSessions(opts.IO.Out, list, time.Local)
+}
+
+// writeSessions lists sessions as a table, each session's subagents
+// indented under it (their ids are what nova --resume takes), labelled by
+// their type and task instead of the prompt their parent wrote them.
+func writeSessions(out io.Writer, list []nova.SessionInfo, loc *time.Location) error {
 	if len(list) == 0 {
-		fmt.Fprintln(opts.IO.Out, "No sessions in this workspace yet.")
-		return nil
+		_, err := fmt.Fprintln(out, "No sessions in this workspace yet.")
+		return err
 	}
-	w := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tTURNS\tCOST\tFIRST PROMPT")
-	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%d\t$%.4f\t%s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), s.Turns, s.CostUSD, oneLine(s.FirstPrompt, 60))
+	var rows func(indent string, list []nova.SessionInfo)
+	rows = func(indent string, list []nova.SessionInfo) {
+		for _, s := range list {
+			label := s.FirstPrompt
+			if s.Parent != "" && (s.AgentType != "" || s.Description != "") {
+				label = strings.TrimPrefix(s.AgentType+": "+cmp.Or(s.Description, s.FirstPrompt), ": ")
+			}
+			fmt.Fprintf(w, "%s%s\t%s\t%d\t$%.4f\t%s\n", indent, s.ID, s.Updated.In(loc).Format("2006-01-02 15:04"), s.Turns, s.CostUSD, oneLine(label, 60))
+			rows(indent+"  ", s.Subagents)
+		}
 	}
+	rows("", list)
 	return w.Flush()
+}
+
+// sessionJSON is a session in nova sessions --json.
+type sessionJSON struct {
+	ID          string  `json:"id"`
+	Updated     string  `json:"updated"`
+	FirstPrompt string  `json:"first_prompt"`
+	Turns       int     `json:"turns"`
+	CostUSD     float64 `json:"cost_usd"`
+	Model       string  `json:"model"`
+	// A subagent's: the session that started it, its id there, its type
+	// and its task's description.
+	Parent      string `json:"parent,omitempty"`
+	AgentID     string `json:"agent_id,omitempty"`
+	AgentType   string `json:"agent_type,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Subagents are the session's subagents, oldest first.
+	Subagents []sessionJSON `json:"subagents,omitempty"`
+}
+
+// writeSessionsJSON writes one JSON object per line for each session, its
+// subagents nested in it: a line is still a session of the person's, as
+// before subagents were kept.
+func writeSessionsJSON(out io.Writer, list []nova.SessionInfo) error {
+	var conv func(s nova.SessionInfo) sessionJSON
+	conv = func(s nova.SessionInfo) sessionJSON {
+		j := sessionJSON{ID: s.ID, Updated: s.Updated.Format(time.RFC3339), FirstPrompt: s.FirstPrompt, Turns: s.Turns, CostUSD: s.CostUSD,
+			Model: s.Model, Parent: s.Parent, AgentID: s.AgentID, AgentType: s.AgentType, Description: s.Description}
+		for _, c := range s.Subagents {
+			j.Subagents = append(j.Subagents, conv(c))
+		}
+		return j
+	}
+	enc := json.NewEncoder(out)
+	for _, s := range list {
+		if err := enc.Encode(conv(s)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func oneLine(s string, n int) string {

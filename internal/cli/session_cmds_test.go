@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/novacode/nova"
 	"github.com/novacode/nova/internal/iostreams"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/session"
@@ -136,5 +138,66 @@ func TestRewindCountsPrompts(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"fix the build"}, texts); diff != "" || len(st.Messages) != 9 {
 		t.Errorf("after --turn 2: %d messages, prompts (-want +got):\n%s", len(st.Messages), diff)
+	}
+}
+
+// writeStored writes a transcript of one prompt and answer, at minute min
+// of a fixed day.
+func writeStored(t *testing.T, dir, id string, header session.Record, min int, prompt string) {
+	t.Helper()
+	at := time.Date(2026, 3, 1, 9, min, 0, 0, time.UTC)
+	header.Time = at
+	tr, err := session.Create(dir, id, header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for _, r := range []session.Record{
+		{Type: session.TypeMessage, Turn: 1, Time: at, Message: &llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: prompt}}}},
+		{Type: session.TypeUsage, Turn: 1, Time: at.Add(30 * time.Second), Usage: &llm.Usage{InputTokens: 10}, CostUSD: float64(min) / 1000},
+	} {
+		if err := tr.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// nova sessions lists each session's subagents under it, oldest first,
+// labelled by their type and task; a subagent whose session is gone is
+// listed on its own.
+func TestSessionsListSubagents(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	t.Setenv("NOVA_HOME", home)
+	dir := session.ProjectDir(home, ws)
+	sub := func(parent, agent, typ, desc string) session.Record {
+		return session.Record{Cwd: ws, Model: "claude-haiku-4-5", Parent: parent, AgentID: agent, AgentType: typ, Description: desc}
+	}
+	main := session.Record{Cwd: ws, Model: "claude-sonnet-4-5"}
+	writeStored(t, dir, "s1", main, 1, "explain the parser")
+	writeStored(t, dir, "s2", main, 10, "fix the build\nand run the tests")
+	writeStored(t, dir, "s2.agent_2", sub("s2", "agent_2", "general-purpose", "run the tests"), 14, "Run go test ./... and report failures.")
+	writeStored(t, dir, "s2.agent_1", sub("s2", "agent_1", "Explore", "find the build files"), 12, "Find every file the build reads.")
+	writeStored(t, dir, "s2.agent_1.agent_1", sub("s2.agent_1", "agent_1", "Explore", ""), 20, "Look in ./scripts.")
+	writeStored(t, dir, "gone.agent_1", sub("gone", "agent_1", "", ""), 5, "A task whose session was deleted.")
+
+	list, err := nova.ListSessions(ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := writeSessions(&b, list, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sessions.golden", b.String())
+
+	ios, _, out, _ := iostreams.Test()
+	if err := runSessions(&SessionsOptions{IO: ios, Cwd: ws, JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sessions-json.golden", out.String())
+
+	b.Reset()
+	if err := writeSessions(&b, nil, time.UTC); err != nil || b.String() != "No sessions in this workspace yet.\n" {
+		t.Errorf("no sessions: %q, %v", b.String(), err)
 	}
 }

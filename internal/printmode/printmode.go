@@ -57,7 +57,15 @@ type Result struct {
 	Sources []Source `json:"sources,omitempty"`
 	// PermissionDenials lists the calls the permission chain denied, as
 	// Claude Code's result does; empty, not absent, when there were none.
+	// A subagent's denied calls are listed too (its work was refused as
+	// much as the run's own), marked with the Task call that started it,
+	// though tool_calls lists only the run's own calls.
 	PermissionDenials []PermissionDenial `json:"permission_denials"`
+	// Subagents are the subagents the run's own Task calls ran, in the
+	// order the calls ended. What they cost is in usage and
+	// total_cost_usd already; a subagent's own subagents are in its
+	// figures, not listed.
+	Subagents []Subagent `json:"subagents,omitempty"`
 }
 
 // PermissionDenial is one denied call in the result.
@@ -65,6 +73,17 @@ type PermissionDenial struct {
 	ToolName  string          `json:"tool_name"`
 	ToolUseID string          `json:"tool_use_id"`
 	ToolInput json.RawMessage `json:"tool_input"`
+	// ParentToolUseID and AgentID name, for a subagent's call, the Task
+	// call that started the subagent and the subagent (the innermost, for
+	// a subagent's subagent), as its events' lines do.
+	ParentToolUseID string `json:"parent_tool_use_id,omitempty"`
+	AgentID         string `json:"agent_id,omitempty"`
+}
+
+// Subagent is what a subagent did and cost, with the Task call that ran it.
+type Subagent struct {
+	ToolUseID string `json:"tool_use_id"`
+	event.SubagentRun
 }
 
 // Usage is the run's token totals.
@@ -117,11 +136,15 @@ type Printer struct {
 	format    Format
 	sessionID string
 
-	calls   []ToolCall
-	byID    map[string]int
-	sources []Source
-	denials []denied
-	result  *Result
+	calls     []ToolCall
+	byID      map[string]int
+	sources   []Source
+	denials   []denied
+	subagents []Subagent
+	result    *Result
+	// childCalls are subagents' calls waiting for their result, by
+	// childKey: only a denied one is kept after it.
+	childCalls map[string]ToolCall
 }
 
 // denied is what the summary on standard error says about one denied call.
@@ -130,26 +153,29 @@ type denied struct {
 	needsApproval bool
 	suggest       []string
 	mode          string
+	// parent and agent are set for a subagent's call.
+	parent, agent string
 }
 
 // New returns a printer for format writing to out (errors to errOut).
 func New(out, errOut io.Writer, format Format, sessionID string) *Printer {
-	return &Printer{out: out, errOut: errOut, format: format, sessionID: sessionID, byID: map[string]int{}}
+	return &Printer{out: out, errOut: errOut, format: format, sessionID: sessionID, byID: map[string]int{}, childCalls: map[string]ToolCall{}}
 }
 
 // Handle writes e (stream-json) and keeps what the result needs. A write
 // error (a closed pipe) is returned so the caller can stop the loop.
+//
+// A subagent's events (event.Child) are written like the run's own, with
+// their parent_tool_use_id; otherwise only its denied calls, retries and
+// warnings count: its answer, calls and end are its parent's Task call's
+// business, which reports them in that call's result.
 func (p *Printer) Handle(e event.Event) error {
 	switch e := e.(type) {
+	case event.Child:
+		p.child(e)
 	case event.ToolUse:
 		p.byID[e.ID] = len(p.calls)
-		in := e.Input
-		if !json.Valid(in) {
-			// The result line must stay valid JSON even when the model's
-			// arguments were not: carry them as a string.
-			in, _ = json.Marshal(string(e.Input))
-		}
-		p.calls = append(p.calls, ToolCall{ID: e.ID, Name: e.Name, Input: in})
+		p.calls = append(p.calls, ToolCall{ID: e.ID, Name: e.Name, Input: validInput(e.Input)})
 	case event.ToolResult:
 		if i, ok := p.byID[e.ID]; ok {
 			c := &p.calls[i]
@@ -159,6 +185,9 @@ func (p *Printer) Handle(e event.Event) error {
 				c.Denied, c.Reason = true, e.Reason
 				p.denials = append(p.denials, denied{call: *c, needsApproval: e.NeedsApproval, suggest: e.Suggest, mode: e.SuggestMode})
 			}
+		}
+		if e.Subagent != nil {
+			p.subagents = append(p.subagents, Subagent{ToolUseID: e.ID, SubagentRun: *e.Subagent})
 		}
 	case event.Citation:
 		if !slices.ContainsFunc(p.sources, func(s Source) bool { return s.URL == e.URL }) {
@@ -200,10 +229,69 @@ func (p *Printer) Handle(e event.Event) error {
 	return nil
 }
 
+// child keeps what the result and standard error say of a subagent's
+// event: its denied calls, and (outside stream-json, whose lines carry
+// them) its retries and warnings, marked with its id.
+func (p *Printer) child(c event.Child) {
+	e, parent, agent := innermost(c)
+	switch e := e.(type) {
+	case event.ToolUse:
+		p.childCalls[childKey(parent, e.ID)] = ToolCall{ID: e.ID, Name: e.Name, Input: validInput(e.Input)}
+	case event.ToolResult:
+		k := childKey(parent, e.ID)
+		call, ok := p.childCalls[k]
+		delete(p.childCalls, k)
+		if !e.Denied {
+			return
+		}
+		if !ok {
+			call = ToolCall{ID: e.ID, Name: e.Name, Input: json.RawMessage("null")}
+		}
+		call.IsError, call.DurationMS, call.Denied, call.Reason = e.IsError, e.DurationMS, true, e.Reason
+		p.denials = append(p.denials, denied{call: call, needsApproval: e.NeedsApproval, suggest: e.Suggest, mode: e.SuggestMode,
+			parent: parent, agent: agent})
+	case event.Retry:
+		if p.format != FormatStreamJSON {
+			fmt.Fprintf(p.errOut, "nova: %s: %s: %s\n", agent, e.Notice(), e.Error)
+		}
+	case event.Warning:
+		if p.format != FormatStreamJSON {
+			fmt.Fprintf(p.errOut, "nova: %s: warning: %s\n", agent, e.Message)
+		}
+	}
+}
+
+// innermost is the event a Child carries, however deeply nested, with the
+// Task call and the subagent that produced it: the innermost Child's, as
+// its stream-json line says.
+func innermost(c event.Child) (e event.Event, parent, agent string) {
+	for {
+		inner, ok := c.Event.(event.Child)
+		if !ok {
+			return c.Event, c.ParentToolUseID, c.AgentID
+		}
+		c = inner
+	}
+}
+
+// childKey keys a subagent's call: tool use ids are the model's, unique
+// per conversation, and each subagent has its own.
+func childKey(parent, id string) string { return parent + "\x00" + id }
+
+// validInput keeps the result line valid JSON even when the model's
+// arguments were not: it carries them as a string.
+func validInput(in json.RawMessage) json.RawMessage {
+	if json.Valid(in) {
+		return in
+	}
+	b, _ := json.Marshal(string(in))
+	return b
+}
+
 func (p *Printer) resultOf(e event.LoopComplete) Result {
 	r := Result{
 		Type: "result", Result: e.FinalText, NumTurns: e.Turns, DurationMS: e.DurationMS,
-		SessionID: p.sessionID, TotalCostUSD: e.CostUSD, ToolCalls: p.calls, Sources: p.sources,
+		SessionID: p.sessionID, TotalCostUSD: e.CostUSD, ToolCalls: p.calls, Sources: p.sources, Subagents: p.subagents,
 		Usage: Usage{
 			InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens,
 			CacheReadInputTokens: e.Usage.CacheReadTokens, CacheCreationInputTokens: e.Usage.CacheWriteTokens,
@@ -237,7 +325,7 @@ func (p *Printer) Finish() int {
 	r := p.result
 	if r == nil {
 		r = &Result{Type: "result", Subtype: SubtypeError, IsError: true, Error: "the run ended without a result", SessionID: p.sessionID,
-			ToolCalls: p.calls, PermissionDenials: p.permissionDenials()}
+			ToolCalls: p.calls, PermissionDenials: p.permissionDenials(), Subagents: p.subagents}
 	}
 	// Whatever the format: a run that "succeeded" while its edits and
 	// commands were refused must not look like one that did the work.
@@ -319,7 +407,8 @@ func describe(r *Result) string {
 func (p *Printer) permissionDenials() []PermissionDenial {
 	out := []PermissionDenial{}
 	for _, d := range p.denials {
-		out = append(out, PermissionDenial{ToolName: d.call.Name, ToolUseID: d.call.ID, ToolInput: d.call.Input})
+		out = append(out, PermissionDenial{ToolName: d.call.Name, ToolUseID: d.call.ID, ToolInput: d.call.Input,
+			ParentToolUseID: d.parent, AgentID: d.agent})
 	}
 	return out
 }
@@ -367,7 +456,11 @@ func (p *Printer) writeDenials() {
 		if reason == "" {
 			reason = "denied"
 		}
-		fmt.Fprintf(&b, "  %s %s: %s", d.call.Name, keyArgument(d.call.Input), reason)
+		b.WriteString("  ")
+		if d.agent != "" {
+			b.WriteString(d.agent + ": ") // a subagent's call
+		}
+		fmt.Fprintf(&b, "%s %s: %s", d.call.Name, keyArgument(d.call.Input), reason)
 		if d.needsApproval && d.mode == "" && len(d.suggest) == 0 {
 			b.WriteString(" (no flag allows this; only a person can approve it: run nova without -p)")
 		}

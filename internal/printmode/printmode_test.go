@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/novacode/nova/event"
+	"github.com/novacode/nova/event/eventtest"
 )
 
 func run(t *testing.T, format Format, evs ...event.Event) (string, string, int) {
@@ -342,5 +343,84 @@ func TestDeniedCallsInResult(t *testing.T) {
 	out, _, _ := run(t, FormatJSON, toolRun...)
 	if !strings.Contains(out, `"permission_denials":[]`) {
 		t.Fatalf("result = %s", out)
+	}
+}
+
+// A run whose Task calls ran subagents: one in the foreground, which
+// retried, warned, had a call denied and ran a subagent of its own, and
+// one in the background, whose end the mailbox delivers.
+func subagentRun() []event.Event {
+	child := func(e event.Event) event.Event {
+		return event.Child{ParentToolUseID: "task_1", AgentID: "agent_1", Event: e}
+	}
+	nested := func(e event.Event) event.Event {
+		return child(event.Child{ParentToolUseID: "task_9", AgentID: "agent_2", Event: e})
+	}
+	return []event.Event{
+		event.StreamText{Turn: 1, Text: "Let me look."},
+		event.ToolUse{Turn: 1, ID: "task_1", Name: "Task", Input: json.RawMessage(`{"description":"find the tests","prompt":"Find the tests of package a.","subagent_type":"Explore"}`)},
+		event.ToolUse{Turn: 1, ID: "task_2", Name: "Task", Input: json.RawMessage(`{"description":"run the linter","prompt":"Run the linter.","run_in_background":true}`)},
+		event.ToolDone{Turn: 1, ID: "task_2", Name: "Task", DurationMS: 1},
+		child(event.Retry{Turn: 1, Kind: "overloaded", StatusCode: 529, Error: "model call failed (overloaded, HTTP 529)", Retry: 1, MaxRetries: 4, WaitMS: 1100}),
+		child(event.StreamText{Turn: 1, Text: "Searching."}),
+		child(event.ToolUse{Turn: 1, ID: "c1", Name: "Grep", Input: json.RawMessage(`{"pattern":"func Test"}`)}),
+		child(event.ToolUse{Turn: 1, ID: "c2", Name: "Bash", Input: json.RawMessage(`{"command":"rm -rf build"}`)}),
+		child(event.ToolDone{Turn: 1, ID: "c1", Name: "Grep", DurationMS: 3}),
+		child(event.ToolResult{Turn: 1, ID: "c1", Name: "Grep", Content: "a_test.go", DurationMS: 3}),
+		child(event.ToolResult{Turn: 1, ID: "c2", Name: "Bash", Content: "not granted", IsError: true, Denied: true,
+			Reason: "running a command needs approval", NeedsApproval: true, Suggest: []string{"Bash(rm -rf build)"}}),
+		child(event.Warning{Turn: 1, Message: "could not keep a.go for rewinding"}),
+		nested(event.StreamText{Turn: 1, Text: "deeper"}),
+		nested(event.LoopComplete{Reason: event.ReasonDone, Turns: 1, FinalText: "deeper", CostUSD: 0.001}),
+		child(event.ToolResult{Turn: 2, ID: "task_9", Name: "Task", Content: "deeper",
+			Subagent: &event.SubagentRun{AgentID: "agent_2", AgentType: "Explore", Turns: 1, CostUSD: 0.001}}),
+		child(event.StreamText{Turn: 2, Text: "The tests are in a_test.go."}),
+		child(event.LoopComplete{Reason: event.ReasonDone, Turns: 2, FinalText: "The tests are in a_test.go.", CostUSD: 0.011}),
+		event.ToolDone{Turn: 1, ID: "task_1", Name: "Task", DurationMS: 900},
+		event.ToolResult{Turn: 1, ID: "task_1", Name: "Task", Content: "The tests are in a_test.go.", DurationMS: 900,
+			Subagent: &event.SubagentRun{AgentID: "agent_1", AgentType: "Explore", Turns: 2,
+				Usage: event.TokenCounts{InputTokens: 1200, OutputTokens: 80}, CostUSD: 0.011, Transcript: "/data/projects/-w/sess-1.agent_1.jsonl"}},
+		event.ToolResult{Turn: 1, ID: "task_2", Name: "Task", Content: "Started agent_3 in the background.", DurationMS: 1,
+			Subagent: &event.SubagentRun{AgentID: "agent_3", AgentType: "general-purpose", Background: true, Transcript: "/data/projects/-w/sess-1.agent_3.jsonl"}},
+		event.TurnComplete{Turn: 1, StopReason: "tool_use"},
+		event.Mailbox{Turn: 2, Items: []event.MailItem{{Kind: "agent", From: "agent_3", Text: "The linter found nothing."}}},
+		event.StreamText{Turn: 2, Text: "Tests in a_test.go; the linter is happy."},
+		event.LoopComplete{Reason: event.ReasonDone, Turns: 2, FinalText: "Tests in a_test.go; the linter is happy.", DurationMS: 2000,
+			Usage: event.TokenCounts{InputTokens: 3000, OutputTokens: 200}, CostUSD: 0.05},
+	}
+}
+
+// stream-json writes a subagent's events as its own, each with the Task
+// call that started it; the result lists the run's own calls, every
+// denial (a subagent's with its Task call), and the subagents the run's
+// Task calls ran, its totals the run's end's alone. Text output is the
+// run's answer; a subagent's retries, warnings and denials go to standard
+// error under its id.
+func TestSubagents(t *testing.T) {
+	out, errOut, code := run(t, FormatStreamJSON, subagentRun()...)
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	golden(t, "subagents.stream.golden", out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != len(subagentRun())+1 {
+		t.Fatalf("%d lines, want one per event and the result", len(lines))
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if err := eventtest.ValidateJSON([]byte(l)); err != nil {
+			t.Errorf("a line does not match the events' schema: %v\n%s", err, l)
+		}
+	}
+	golden(t, "subagents.stream-stderr.golden", errOut)
+
+	out, errOut, code = run(t, FormatText, subagentRun()...)
+	if code != ExitOK || out != "Tests in a_test.go; the linter is happy.\n" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	golden(t, "subagents.stderr.golden", errOut)
+
+	out, _, _ = run(t, FormatJSON, subagentRun()...)
+	if last := lines[len(lines)-1] + "\n"; out != last {
+		t.Errorf("json result differs from stream-json's result line:\n%s\n%s", out, last)
 	}
 }
