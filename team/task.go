@@ -3,6 +3,9 @@ package team
 import (
 	"cmp"
 	"context"
+	"errors"
+	"io"
+	"io/fs"
 	"fmt"
 	"strings"
 	"time"
@@ -96,8 +99,27 @@ func (t *Team) spawn(ctx context.Context, env *tool.Env, def Definition, in Task
 			}
 		}
 	}
-	if err := t.add(m); err != nil {
-		return nil, nil, nil, err
+	var rec agent.Recorder
+	for tries := 0; ; tries++ {
+		if err := t.add(m); err != nil {
+			return nil, nil, nil, err
+		}
+		if t.cfg.Recorder == nil {
+			break
+		}
+		r, path, err := t.cfg.Recorder(m.id, def.Name, in.Description, model)
+		if errors.Is(err, fs.ErrExist) && tries < 1000 {
+			// A resumed session's earlier subagents hold this id: the
+			// next number.
+			t.forget(m.id)
+			continue
+		}
+		if err != nil {
+			t.forget(m.id)
+			return nil, nil, nil, fmt.Errorf("its transcript: %w", err)
+		}
+		rec, m.transcript = r, path
+		break
 	}
 	cenv := &tool.Env{}
 	if p.Env != nil {
@@ -127,14 +149,8 @@ func (t *Team) spawn(ctx context.Context, env *tool.Env, def Definition, in Task
 		turn := agent.CallTurn(ctx)
 		child.Snapshot = func(_ int, paths []string) error { return p.Snapshot(turn, paths) }
 	}
-	if t.cfg.Recorder != nil {
-		rec, path, err := t.cfg.Recorder(m.id, def.Name, in.Description, model)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("its transcript: %w", err)
-		}
-		if rec != nil {
-			child.Recorder, m.transcript = rec, path
-		}
+	if rec != nil {
+		child.Recorder = rec
 	}
 	system := cmp.Or(def.Prompt, t.cfg.System)
 	conv := &agent.Conversation{ID: m.id, System: system}
@@ -222,6 +238,9 @@ func (t *Team) run(ctx context.Context, child *agent.Agent, conv *agent.Conversa
 	m.final, m.reason, m.errText = strings.TrimSpace(lc.FinalText), cmp.Or(lc.Reason, event.ReasonCancelled), lc.Error
 	m.spent = tool.Spent{AgentID: m.id, AgentType: m.typ, Turns: conv.Turns, Usage: conv.Usage, CostUSD: conv.CostUSD, Transcript: m.transcript}
 	m.mu.Unlock()
+	if c, ok := child.Recorder.(io.Closer); ok {
+		_ = c.Close()
+	}
 	close(m.done)
 }
 

@@ -155,6 +155,13 @@ func (t *Team) add(m *member) error {
 	return nil
 }
 
+// forget drops a subagent that did not start.
+func (t *Team) forget(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.members, id)
+}
+
 // note follows a subagent's progress for TaskOutput and status lines.
 func (m *member) note(e event.Event) {
 	m.mu.Lock()
