@@ -100,7 +100,10 @@ type JobInfo struct {
 	Command     string
 	Description string
 	Owner       string
-	Started     time.Time
+	// PID is the process id of the command's first process, which leads
+	// its process group (the sandbox's, when one wraps it).
+	PID     int
+	Started time.Time
 	// Ended is zero while the job runs.
 	Ended   time.Time
 	Running bool
@@ -156,7 +159,7 @@ func (jb *job) requestStop() { jb.stopOnce.Do(func() { close(jb.stop) }) }
 func (jb *job) info() JobInfo {
 	return JobInfo{
 		ID: jb.id, Command: jb.spec.Command, Description: jb.spec.Description, Owner: jb.spec.Owner,
-		Started: jb.started, Ended: jb.ended, Running: jb.running, Killed: jb.killed,
+		PID: jb.spec.Cmd.Process.Pid, Started: jb.started, Ended: jb.ended, Running: jb.running, Killed: jb.killed,
 		TimedOut: jb.timedOut, Timeout: jb.spec.Timeout, ExitCode: jb.exitCode, Signal: jb.signal,
 		Note: jb.note, OutputPath: jb.path,
 	}
