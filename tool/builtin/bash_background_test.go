@@ -290,6 +290,20 @@ func TestKillShell(t *testing.T) {
 	}
 }
 
+// TestUnknownJobListsTheLatest: an unknown id's answer names the latest
+// shells only.
+func TestUnknownJobListsTheLatest(t *testing.T) {
+	env := bgEnv(t)
+	for i := range unknownListed + 2 {
+		startBackground(t, env, BashInput{Command: fmt.Sprintf("exit %d", i)})
+	}
+	res := run(t, NewKillShell(), env, KillShellInput{ShellID: "bash_99"})
+	check(t, res, env.Dir, true, "The latest 20 of 22 background shells are:\n- bash_3 (")
+	if strings.Contains(res.Content, "bash_2 ") || strings.Count(res.Content, "\n- ") != unknownListed {
+		t.Errorf("listed:\n%s", res.Content)
+	}
+}
+
 // TestBashBackgroundClose: closing the session's jobs ends every command
 // and tells nobody.
 func TestBashBackgroundClose(t *testing.T) {

@@ -32,7 +32,7 @@ Usage:
 - Takes the bash_id that Bash returned.
 - Returns the shell's status (running, or how it ended) and only the output that is new since the last BashOutput call for that shell; stdout and stderr are interleaved as they were written.
 - filter is an optional regular expression (Go syntax): only the lines matching it are returned. The other new lines are consumed too and will not be returned again.
-- New output beyond 30000 characters is cut in the middle; the start and the end are kept, and the file holding the whole output is named.
+- New output beyond about 30000 characters is cut in the middle; the start and the end are kept, and the file holding the whole output is named (read parts of it with Read or Grep).
 - You are told when a background shell ends without asking, so do not poll it in a loop: check it when you need its output.`
 
 // bashOutputRoom is what the status and the notes around the output may
@@ -81,6 +81,10 @@ func runBashOutput(_ context.Context, env *tool.Env, in BashOutputInput) (tool.R
 	return tool.Result{Content: b.String()}, nil
 }
 
+// unknownListed is how many background shells unknownJob names: the
+// latest.
+const unknownListed = 20
+
 // unknownJob says that id names no background shell, and which there are.
 func unknownJob(jobs *tool.Jobs, id string) string {
 	list := jobs.List()
@@ -88,7 +92,12 @@ func unknownJob(jobs *tool.Jobs, id string) string {
 		return fmt.Sprintf("No background shell has the ID %s: none has been started.", id)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "No background shell has the ID %s. The background shells are:", id)
+	if len(list) > unknownListed {
+		fmt.Fprintf(&b, "No background shell has the ID %s. The latest %d of %d background shells are:", id, unknownListed, len(list))
+		list = list[len(list)-unknownListed:]
+	} else {
+		fmt.Fprintf(&b, "No background shell has the ID %s. The background shells are:", id)
+	}
 	for _, in := range list {
 		state := "running"
 		if !in.Running {
