@@ -13,3 +13,7 @@ func killGroup(cmd *exec.Cmd, done <-chan error) error {
 	_ = cmd.Process.Kill()
 	return <-done
 }
+
+// waitJob waits for a background command's shell; without process groups
+// what it started is not reached.
+func waitJob(cmd *exec.Cmd) error { return cmd.Wait() }

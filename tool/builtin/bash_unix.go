@@ -57,6 +57,25 @@ func killGroup(cmd *exec.Cmd, done <-chan error) error {
 	return waitErr
 }
 
+// endGroup ends what is left of process group pgid once its leader has
+// exited: SIGTERM, then SIGKILL after bashKillGrace for whatever is still
+// alive. A command that ran in the background is over when its shell
+// exits; what it left running would otherwise go on unwatched.
+func endGroup(pgid int) {
+	if !groupAlive(pgid) {
+		return
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(bashKillGrace)
+	for groupAlive(pgid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // groupAlive reports whether any process of group pgid is still running.
 // kill(-pgid, 0) alone is not enough: orphaned children that died are
 // zombies until init reaps them, and an init that never reaps (common in

@@ -1,6 +1,6 @@
-// Package builtin holds NovaCode's built-in tools: Read, Write, Edit, Bash,
-// Glob, Grep, LS, AskUserQuestion, WebFetch, TodoWrite and ExitPlanMode
-// (All), and
+// Package builtin holds NovaCode's built-in tools: Read, Write, Edit, Bash
+// (with BashOutput and KillShell for its background commands), Glob, Grep,
+// LS, AskUserQuestion, WebFetch, TodoWrite and ExitPlanMode (All), and
 // ToolSearch, which finds a registry's deferred tools (NewToolSearch). Their names, input fields and output formats follow the
 // conventions of Claude Code's tools, which current models are trained on:
 // a model that already knows how to call them makes fewer mistakes.
@@ -28,6 +28,8 @@ import (
 func All() []tool.Tool {
 	return []tool.Tool{
 		NewBash(),
+		NewBashOutput(),
+		NewKillShell(),
 		NewGlob(),
 		NewGrep(),
 		NewLS(),

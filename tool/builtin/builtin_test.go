@@ -133,11 +133,11 @@ func TestAllOrderAndSafety(t *testing.T) {
 		names = append(names, tl.Name())
 		safe[tl.Name()] = tl.ReadOnly()
 	}
-	want := []string{"Bash", "Glob", "Grep", "LS", "Read", "Edit", "Write", "AskUserQuestion", "WebFetch", "TodoWrite", "ExitPlanMode"}
+	want := []string{"Bash", "BashOutput", "KillShell", "Glob", "Grep", "LS", "Read", "Edit", "Write", "AskUserQuestion", "WebFetch", "TodoWrite", "ExitPlanMode"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tool order (-want +got):\n%s", diff)
 	}
-	wantSafe := map[string]bool{"Bash": false, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": false, "Write": false, "AskUserQuestion": true,
+	wantSafe := map[string]bool{"Bash": false, "BashOutput": true, "KillShell": false, "Glob": true, "Grep": true, "LS": true, "Read": true, "Edit": false, "Write": false, "AskUserQuestion": true,
 		"WebFetch": false, "TodoWrite": true, "ExitPlanMode": false}
 	if diff := cmp.Diff(wantSafe, safe); diff != "" {
 		t.Errorf("read-only tools (-want +got):\n%s", diff)
@@ -156,7 +156,9 @@ func TestSchemas(t *testing.T) {
 		required []string
 		props    []string
 	}{
-		{"Bash", []string{"command"}, []string{"command", "description", "timeout"}},
+		{"Bash", []string{"command"}, []string{"command", "description", "run_in_background", "timeout"}},
+		{"BashOutput", []string{"bash_id"}, []string{"bash_id", "filter"}},
+		{"KillShell", []string{"shell_id"}, []string{"shell_id"}},
 		{"Glob", []string{"pattern"}, []string{"path", "pattern"}},
 		{"Grep", []string{"pattern"}, []string{"-A", "-B", "-C", "-i", "-n", "glob", "head_limit", "multiline", "output_mode", "path", "pattern", "type"}},
 		{"LS", []string{"path"}, []string{"ignore", "path"}},
