@@ -353,11 +353,3 @@ func (f *Fetcher) read(resp *http.Response, page *Page) error {
 	page.Body = toUTF8(b, charset)
 	return nil
 }
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
