@@ -91,5 +91,3 @@ func (s *Session) Subagents() []team.Definition {
 	}
 	return s.team.Defs()
 }
-
-

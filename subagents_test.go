@@ -498,3 +498,37 @@ func TestSubagentsEditingOneFile(t *testing.T) {
 		t.Errorf("file = %q, want only the first's change", got)
 	}
 }
+
+// A subagent's permission request goes to whoever answers the session's
+// own (here Options.CanUseTool), and its answer is the subagent's.
+func TestSubagentAsksLikeTheParent(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetFallback(llmtest.Conversations(map[string][]llmtest.Turn{
+		"":            {turn(taskCall("t1", "make it", "child-maker: create", "general-purpose", false)), turn(llmtest.Text("done"))},
+		"child-maker": {turn(bashCall("", "touch made.txt", false)), turn(llmtest.Text("made"))},
+	}))
+	opts := testOptions(t, srv)
+	var asked []string
+	opts.CanUseTool = func(_ context.Context, req nova.PermissionRequest) nova.Decision {
+		asked = append(asked, req.Tool+" "+string(req.Input))
+		return nova.Allow()
+	}
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, lc := sendAll(t, s, ctx, "Make the file.")
+	if lc.Reason != event.ReasonDone {
+		t.Fatalf("loop_complete = %+v", lc)
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "touch made.txt") {
+		t.Fatalf("asked = %v, want the subagent's command once", asked)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Dir, "made.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+}

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
-	"fmt"
 	"strings"
 	"time"
 
@@ -308,4 +308,3 @@ func refuse(e event.Event) {
 		refuse(inner)
 	}
 }
-
