@@ -532,3 +532,53 @@ func TestSubagentAsksLikeTheParent(t *testing.T) {
 		t.Errorf("the approved command did not run: %v", err)
 	}
 }
+
+// A lead waits for a background teammate with TaskOutput: it gets the
+// final answer there, the news is not delivered a second time, and the
+// teammate's cost is counted once.
+func TestTaskOutputWaitsForATeammate(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetFallback(llmtest.Conversations(map[string][]llmtest.Turn{
+		"": {
+			turn(taskCall("tg", "gamma", "child-gamma: work", "general-purpose", true)),
+			turn(llmtest.ToolUse("wait", "TaskOutput", `{"task_id":"agent_1","block":true,"timeout":20000}`)),
+			turn(llmtest.Text("gamma is done")),
+		},
+		"child-gamma": {turn(bashCall("", "sleep 0.3", false)), turn(llmtest.Text("gamma final"))},
+	}))
+	opts := testOptions(t, srv)
+	opts.PermissionMode = "bypassPermissions"
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	evs, lc := sendAll(t, s, ctx, "Work with gamma.")
+	if lc.Reason != event.ReasonDone || lc.FinalText != "gamma is done" {
+		t.Fatalf("loop_complete = %+v", lc)
+	}
+	var waited string
+	mailed := 0
+	for _, e := range evs {
+		switch e := e.(type) {
+		case event.ToolResult:
+			if e.ID == "wait" {
+				waited = e.Content
+			}
+		case event.Mailbox:
+			mailed += len(e.Items)
+		}
+	}
+	if !strings.Contains(waited, "gamma final") || !strings.Contains(waited, "finished") {
+		t.Errorf("TaskOutput = %q, want the teammate's end and final answer", waited)
+	}
+	if mailed != 0 {
+		t.Errorf("%d deliveries, want none: TaskOutput reported the end", mailed)
+	}
+	if want := 5 * callCost(t); math.Abs(lc.CostUSD-want) > 1e-9 {
+		t.Errorf("cost = %v, want %v (3 parent calls, 2 of gamma, once)", lc.CostUSD, want)
+	}
+}

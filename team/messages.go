@@ -58,7 +58,16 @@ func (t *Team) runTaskOutput(ctx context.Context, env *tool.Env, in TaskOutputIn
 			return tool.Errorf("[cancelled while waiting for %s]", m.id), nil
 		}
 	}
-	return tool.Result{Content: m.status()}, nil
+	res := tool.Result{Content: m.status()}
+	if m.ended() && env.Mailbox != nil {
+		// The model learns the end here: the mail of it, if not yet
+		// delivered, is taken back, and what the subagent cost comes
+		// with this result instead.
+		for _, mail := range env.Mailbox.Retract(tool.MailAgent, m.id) {
+			res.Spent = mail.Spent
+		}
+	}
+	return res, nil
 }
 
 // SendMessageInput is the input of SendMessage.

@@ -80,6 +80,7 @@ func (t *Team) runTask(ctx context.Context, env *tool.Env, in TaskInput) (tool.R
 		return t.background(ctx, env, child, conv, m), nil
 	}
 	t.run(ctx, child, conv, m, func(e event.Event) { agent.Emit(ctx, e) })
+	close(m.done)
 	return m.result(), nil
 }
 
@@ -220,7 +221,8 @@ func (t *Team) registry(def Definition, depth int) *tool.Registry {
 }
 
 // run drives the subagent to its end, passing each of its events to emit
-// wrapped as the events of the Task call, and records how it ended.
+// wrapped as the events of the Task call, and records how it ended. The
+// caller closes m.done once the end is reported.
 func (t *Team) run(ctx context.Context, child *agent.Agent, conv *agent.Conversation, m *member, emit func(event.Event)) {
 	var lc event.LoopComplete
 	for e := range child.Run(ctx, conv) {
@@ -241,7 +243,6 @@ func (t *Team) run(ctx context.Context, child *agent.Agent, conv *agent.Conversa
 	if c, ok := child.Recorder.(io.Closer); ok {
 		_ = c.Close()
 	}
-	close(m.done)
 }
 
 // result is a foreground subagent's Task result.
@@ -286,6 +287,9 @@ func (t *Team) background(ctx context.Context, env *tool.Env, child *agent.Agent
 		text := m.report(fmt.Sprintf("Background agent %s (%s: %s)", m.id, m.typ, m.description))
 		m.mu.Unlock()
 		reported(&tool.Mail{Kind: tool.MailAgent, From: m.id, Text: tool.Truncate(text, mailCap), Spent: &spent})
+		// After the mail: TaskOutput, woken by done, takes it back when
+		// it reports the end itself.
+		close(m.done)
 	}()
 	spent := tool.Spent{AgentID: m.id, AgentType: m.typ, Background: true, Transcript: m.transcript}
 	return tool.Result{Spent: &spent, Content: fmt.Sprintf("Started background agent %s (%s: %s). It runs on its own; you will be told when it finishes, with its final answer. "+

@@ -84,6 +84,28 @@ func (m *Mailbox) Expect() func(*Mail) {
 	}
 }
 
+// Retract takes back the undelivered mail of kind from from: news the
+// agent got another way (TaskOutput returned a subagent's end before the
+// mail of that end was delivered).
+func (m *Mailbox) Retract(kind, from string) []Mail {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var taken []Mail
+	kept := m.items[:0]
+	for _, it := range m.items {
+		if it.Kind == kind && it.From == from {
+			taken = append(taken, it)
+			continue
+		}
+		kept = append(kept, it)
+	}
+	m.items = kept
+	if len(taken) > 0 {
+		m.changed()
+	}
+	return taken
+}
+
 // Drain takes everything delivered so far, in arrival order.
 func (m *Mailbox) Drain() []Mail {
 	m.mu.Lock()
