@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -45,7 +47,8 @@ func TestSubagentsThroughTheBinary(t *testing.T) {
 		}
 	}
 	srv.SetFallback(llmtest.Conversations(scripts))
-	r := runNova(t, srv, "", "split the check")
+	ws, home := t.TempDir(), t.TempDir()
+	r := runNovaEnv(t, srv, "anthropic", ws, []string{"NOVA_HOME=" + home}, "split the check")
 	if r.Code != 0 || r.Result.Result != "The three reports are in." {
 		t.Fatalf("exit %d, result %+v\nstderr: %s", r.Code, r.Result, r.Stderr)
 	}
@@ -84,6 +87,34 @@ func TestSubagentsThroughTheBinary(t *testing.T) {
 	if got := r.Result.TotalCostUSD; got < want*0.999 || got > want*1.001 {
 		t.Errorf("result cost = %v, want %v (parent and children)", got, want)
 	}
+
+	// Each subagent's conversation is kept, listed under the session.
+	cmd := exec.Command(novaBin, "sessions", "--cwd", ws, "--json")
+	cmd.Env = append(os.Environ(), "NOVA_HOME="+home)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("nova sessions: %v\n%s", err, out)
+	}
+	var listed struct {
+		ID        string `json:"id"`
+		Subagents []struct {
+			ID        string `json:"id"`
+			AgentType string `json:"agent_type"`
+		} `json:"subagents"`
+	}
+	if err := json.Unmarshal(firstLine(out), &listed); err != nil {
+		t.Fatalf("nova sessions --json: %v\n%s", err, out)
+	}
+	if len(listed.Subagents) != 3 || listed.Subagents[0].AgentType != "Explore" || !strings.HasPrefix(listed.Subagents[0].ID, listed.ID+".agent_") {
+		t.Errorf("sessions = %s, want the session with its three subagents", out)
+	}
+}
+
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
 }
 
 // A background command returns at once; the run goes on until the model
