@@ -432,3 +432,41 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestMarkdownInBrowser renders Markdown with the client's own renderer in
+// the browser and compares the DOM it builds, serialized.
+func TestMarkdownInBrowser(t *testing.T) {
+	ctx := webtest.Browser(t)
+	f := newFakeServer(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(f.srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ md, html string }{
+		{"# Title\n\nsome **bold**, *em*, `code` and ~~gone~~", "<h1>Title</h1><p>some <strong>bold</strong>, <em>em</em>, <code>code</code> and <del>gone</del></p>"},
+		{"<script>alert(1)</script> & <img src=x onerror=alert(2)>", "<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(2)&gt;</p>"},
+		{"keep snake_case_names and a * b * c", "<p>keep snake_case_names and a * b * c</p>"},
+		{"[ok](https://a.example/x?y=1) [bad](javascript:alert(1)) [rel](/etc/passwd) <https://b.example>",
+			`<p><a href="https://a.example/x?y=1" target="_blank" rel="noopener noreferrer nofollow">ok</a> bad rel <a href="https://b.example/" target="_blank" rel="noopener noreferrer nofollow">https://b.example</a></p>`},
+		{"see https://c.example/p.html.", `<p>see <a href="https://c.example/p.html" target="_blank" rel="noopener noreferrer nofollow">https://c.example/p.html</a>.</p>`},
+		{"```js\nlet a = '<b>';\n```\nafter", `<pre><code data-lang="js">let a = '&lt;b&gt;';</code></pre><p>after</p>`},
+		{"```\nstill streaming", "<pre><code>still streaming</code></pre>"},
+		{"- one\n- two\n  - nested\n- three", "<ul><li>one</li><li>two<ul><li>nested</li></ul></li><li>three</li></ul>"},
+		{"3. c\n4. d", `<ol start="3"><li>c</li><li>d</li></ol>`},
+		{"- [x] done\n- [ ] todo", `<ul><li><input type="checkbox" disabled="" checked="">done</li><li><input type="checkbox" disabled="">todo</li></ul>`},
+		{"> quoted **text**\n> more", "<blockquote><p>quoted <strong>text</strong>\nmore</p></blockquote>"},
+		{"| a | b |\n|---|--:|\n| 1 | <i>2</i> |", `<div class="table-wrap"><table><thead><tr><th>a</th><th style="text-align: right;">b</th></tr></thead><tbody><tr><td>1</td><td style="text-align: right;">&lt;i&gt;2&lt;/i&gt;</td></tr></tbody></table></div>`},
+		{"a\n\n---\n\nb", "<p>a</p><hr><p>b</p>"},
+		{"**unclosed bold", "<p>**unclosed bold</p>"},
+		{`\*not em\*`, "<p>*not em*</p>"},
+	}
+	for _, c := range cases {
+		expr := fmt.Sprintf(`import('./markdown.js').then(m => { const d = document.createElement('div'); d.appendChild(m.render(%s)); return d.innerHTML; })`, jsonString(c.md))
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.html {
+			t.Errorf("render(%q)\n got %s\nwant %s", c.md, got, c.html)
+		}
+	}
+}

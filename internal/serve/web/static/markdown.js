@@ -121,15 +121,17 @@ function list(lines, i, parent) {
     const li = el('li');
     if (body.length === 1 || !body.slice(1).some((l) => l.trim())) inline(body[0], li);
     else blocks(body, li);
-    // A single paragraph item renders without <p>, as tight lists do.
-    if (li.childNodes.length === 1 && li.firstChild.tagName === 'P') li.replaceChildren(...li.firstChild.childNodes);
+    // An item without blank lines is tight: its paragraphs go without <p>.
+    if (!body.some((l) => !l.trim())) {
+      for (const p of [...li.children]) if (p.tagName === 'P') p.replaceWith(...p.childNodes);
+    }
     const task = li.firstChild && li.firstChild.nodeType === 3 && /^\[([ xX])\]\s/.exec(li.firstChild.data);
     if (task) {
       li.firstChild.data = li.firstChild.data.slice(4);
       const box = el('input');
       box.type = 'checkbox';
       box.disabled = true;
-      box.checked = task[1] !== ' ';
+      box.defaultChecked = task[1] !== ' ';
       li.prepend(box);
     }
     root.appendChild(li);
@@ -183,7 +185,7 @@ function table(lines, i, parent) {
 }
 
 const ESCAPABLE = /[!-/:-@[-`{-~]/;
-const LINK = /^\[((?:[^\][]|\[[^\]]*\])*)\]\(\s*<?([^\s)>]*)>?(?:\s+"[^"]*")?\s*\)/;
+const LINK = /^\[((?:[^\][]|\[[^\]]*\])*)\]\(\s*<?((?:[^\s()<>]|\([^\s()<>]*\))*)>?(?:\s+"[^"]*")?\s*\)/;
 const AUTOLINK = /^<((?:https?:\/\/|mailto:)[^>\s]+)>/;
 const BARE_URL = /^https?:\/\/[^\s<>"'`]*[^\s<>"'`.,;:!?)\]}*_~]/;
 const WORD = /[\p{L}\p{N}]/u;
