@@ -248,7 +248,21 @@ var depRules = []depRule{
 			{"event", "what the frontends consume"},
 			{"internal/printmode", "a frontend"},
 			{"internal/tui", "a frontend"},
+			{"internal/serve", "a frontend: nova serve"},
 			{"internal/iostreams", "the standard streams"},
+		}},
+	// The remote frontend: sessions of the SDK carried over WebSocket, as
+	// the CLI is, through its own imports.
+	{pkg: "internal/serve", direct: true,
+		ours: []reach{
+			{".", "its sessions are the SDK's (nova.Open, Send, Interrupt, ListSessions)"},
+			{"event", "the events it carries, encoded by event.Marshal as stream-json does"},
+			{"internal/printmode", "the result object after each run, built by print mode's code"},
+		},
+		forbid: []reach{
+			{"internal/tui/...", "a remote client draws its own UI"},
+			{"internal/cli", "the CLI starts the server, not the reverse"},
+			{"agent", "it drives sessions through the SDK, never the loop"},
 		}},
 	{pkg: "examples/...", direct: true,
 		ours: []reach{

@@ -66,6 +66,7 @@ var cliImports = map[string]bool{
 	module + "/internal/iostreams": true,
 	module + "/internal/printmode": true,
 	module + "/internal/tui":       true,
+	module + "/internal/serve":     true,
 }
 
 func TestImportRules(t *testing.T) {

@@ -318,15 +318,24 @@ func (p *Printer) resultOf(e event.LoopComplete) Result {
 	return r
 }
 
+// Result is the run's result object, as json and stream-json write it
+// last: built from its loop_complete, or, before one was handled, saying
+// the run ended without a result. Other frontends that carry stream-json's
+// events (nova serve) send it after each run.
+func (p *Printer) Result() Result {
+	if p.result != nil {
+		return *p.result
+	}
+	return Result{Type: "result", Subtype: SubtypeError, IsError: true, Error: "the run ended without a result", SessionID: p.sessionID,
+		ToolCalls: p.calls, PermissionDenials: p.permissionDenials(), Subagents: p.subagents}
+}
+
 // Finish writes the closing output and returns the process exit code.
 // ended is false when the loop stopped without a LoopComplete (it cannot,
 // unless the printer itself stopped it).
 func (p *Printer) Finish() int {
-	r := p.result
-	if r == nil {
-		r = &Result{Type: "result", Subtype: SubtypeError, IsError: true, Error: "the run ended without a result", SessionID: p.sessionID,
-			ToolCalls: p.calls, PermissionDenials: p.permissionDenials(), Subagents: p.subagents}
-	}
+	res := p.Result()
+	r := &res
 	// Whatever the format: a run that "succeeded" while its edits and
 	// commands were refused must not look like one that did the work.
 	// Standard error is for the person; the JSON result carries the same.
