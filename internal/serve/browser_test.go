@@ -244,3 +244,36 @@ func TestWebClientReconnect(t *testing.T) {
 		t.Errorf("the prompt shows %d times", n)
 	}
 }
+
+// TestWebClientWatcher: a second tab opens the first tab's live session
+// from the session list and watches it, controls off, until it takes
+// control; the first tab then watches.
+func TestWebClientWatcher(t *testing.T) {
+	h := newHarness(t, text("hello from the model"), text("second answer"))
+	w1 := openWebClient(t, h)
+	w1.prompt("hi")
+	w1.wait(`document.querySelector('.line.end') !== null`)
+	id := webtest.Eval[string](t, w1.ctx, "window.nova.S.session")
+
+	ctx2, cancel := chromedp.NewContext(w1.ctx) // a second tab: its own sessionStorage
+	t.Cleanup(cancel)
+	w2 := &webSession{t: t, ctx: ctx2}
+	w2.do(chromedp.Navigate(strings.TrimSuffix(h.httpURL, "ws") + "#token=" + testToken))
+	w2.wait(`document.getElementById('conn').textContent === 'connected'`)
+	w2.do(chromedp.Click(chromedp.CSS("#sessions-toggle")))
+	w2.wait(fmt.Sprintf(`document.querySelector('#session-list li[data-id=%q] .live') !== null`, id))
+	w2.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#session-list li[data-id=%q] button`, id))))
+	w2.wait(`[...document.querySelectorAll('.answer')].some(a => a.textContent === 'hello from the model')`)
+	w2.wait(`document.getElementById('prompt').disabled && !document.getElementById('take').hidden && document.getElementById('role').textContent === 'watching'`)
+	webtest.Screenshot(t, w2.ctx, "watching")
+
+	w2.do(chromedp.Click(chromedp.CSS("#take")))
+	w2.wait(`!document.getElementById('prompt').disabled && document.getElementById('take').hidden`)
+	w1.wait(`document.getElementById('prompt').disabled && !document.getElementById('take').hidden`)
+
+	// The new controller prompts; the watcher sees it all.
+	w2.prompt("again")
+	w1.wait(`[...document.querySelectorAll('.user')].some(u => u.textContent === 'again') && [...document.querySelectorAll('.answer')].some(a => a.textContent === 'second answer')`)
+	w2.wait(`[...document.querySelectorAll('.answer')].some(a => a.textContent === 'second answer')`)
+	webtest.Screenshot(t, w1.ctx, "watcher-sees")
+}

@@ -830,6 +830,9 @@ function updateControls() {
   $('take').hidden = !(attached && watching);
   $('take').disabled = !S.connected;
   $('role').textContent = !attached ? 'new session' : watching ? 'watching' : 'in control';
+  $('prompt').placeholder = watching
+    ? 'Another client controls this session: Take control to prompt.'
+    : 'Ask nova… (Enter sends, Shift+Enter for a new line)';
   for (const b of $('dialogs').querySelectorAll('button, input')) b.disabled = !canAct;
 }
 
@@ -855,7 +858,7 @@ function renderSessions(list) {
     b.appendChild(el('span', 'first', s.first_prompt || '(no prompt)'));
     const meta = [];
     if (s.updated) meta.push(new Date(s.updated).toLocaleString());
-    if (s.turns) meta.push(`${s.turns} turns`);
+    if (s.turns) meta.push(`${s.turns} turn${s.turns === 1 ? '' : 's'}`);
     if (s.cost_usd) meta.push(fmtCost(s.cost_usd));
     b.appendChild(el('span', 'meta', meta.join(' · ')));
     if (s.live) b.appendChild(el('span', 'badge live', 'live'));
