@@ -375,6 +375,37 @@ func TestClientInBrowser(t *testing.T) {
 	wait(`document.getElementById('cancel').hidden && document.querySelector('.line.end.cancelled') !== null`)
 	webtest.Screenshot(t, ctx, "cancelled")
 
+	// The smaller entries: a search updated in place, sources under the
+	// answer they support (which goes on in the same block), mailbox,
+	// warning, retry and compaction lines.
+	c.send(
+		ev(26, "web_search", `"turn":3,"id":"ws1","query":"go 1.26","status":"searching"`),
+		ev(27, "web_search", `"turn":3,"id":"ws1","query":"go 1.26","status":"done","results":[{"url":"https://go.dev/doc/go1.26"}]`),
+		ev(28, "stream_text", `"turn":3,"text":"Go 1.26 is out"`),
+		ev(29, "citation", `"turn":3,"url":"https://go.dev/doc/go1.26","title":"Go 1.26 <notes>"`),
+		ev(30, "stream_text", `"turn":3,"text":" since February."`),
+		ev(31, "mailbox", `"turn":3,"items":[{"kind":"command","from":"bash_1","text":"exit 0"}]`),
+		ev(32, "warning", `"turn":3,"message":"could not save the rule"`),
+		ev(33, "retry", `"turn":3,"kind":"overloaded","status_code":529,"error":"busy","retry":2,"max_retries":4,"wait_ms":1100`),
+		ev(34, "compact", `"tokens_before":150000,"tokens_after":20000,"reason":"auto","boundary_id":"b1"`),
+		ev(35, "loop_complete", `"reason":"done","turns":3,"final_text":"","usage":{},"cost_usd":0.03,"duration_ms":900`),
+	)
+	wait(`[...document.querySelectorAll('.line')].some(l => l.textContent.startsWith('context compacted'))`)
+	lines := webtest.Eval[[]string](t, ctx, `[...document.querySelectorAll('#timeline > .line:not(.citation):not(.end)')].slice(-5).map(l => l.textContent)`)
+	wantLines := []string{
+		"🔎 go 1.26 — done (1 result)",
+		"✉ command bash_1: exit 0",
+		"⚠ could not save the rule",
+		"↻ overloaded (HTTP 529) — retrying in 1.1 s (2/4)",
+		"context compacted: 150.0k → 20.0k tokens (auto)",
+	}
+	if !slices.Equal(lines, wantLines) {
+		t.Errorf("lines %q\nwant %q", lines, wantLines)
+	}
+	if got := webtest.Eval[string](t, ctx, `[...document.querySelectorAll('.answer')].pop().textContent + ' | ' + document.querySelector('.line.citation').textContent`); got != "Go 1.26 is out since February. | sources: Go 1.26 <notes>" {
+		t.Errorf("cited answer %q", got)
+	}
+
 	// A reload resumes the session from nothing: the server replays it from
 	// the transcript (frames without seq), which replaces the page.
 	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {

@@ -709,7 +709,7 @@ function showTodos(todos) {
 function webSearch(ln, ev) {
   const text = ev.status === 'unavailable'
     ? 'web search unavailable: ' + (ev.error || '')
-    : `🔎 ${ev.query} — ${ev.status}${ev.results ? ` (${ev.results.length} results)` : ''}${ev.error ? ': ' + ev.error : ''}`;
+    : `🔎 ${ev.query} — ${ev.status}${ev.results ? ` (${ev.results.length} result${ev.results.length === 1 ? '' : 's'})` : ''}${ev.error ? ': ' + ev.error : ''}`;
   const old = ev.id && T.searches.get(ev.id);
   if (old) {
     old.textContent = text;
@@ -719,20 +719,27 @@ function webSearch(ln, ev) {
   if (ev.id) T.searches.set(ev.id, n);
 }
 
+// citation lists a source under the answer block it supports; the answer
+// goes on in the same block.
 function citation(ln, ev) {
-  const n = el('div', 'line citation');
-  n.appendChild(document.createTextNode('source: '));
+  let box = ln.text && ln.text.sources;
+  if (!box) {
+    box = el('div', 'line citation', 'sources:');
+    if (ln.text) {
+      ln.text.el.after(box);
+      ln.text.sources = box;
+    } else {
+      add(ln, box);
+    }
+  }
   const a = el('a', null, ev.title || ev.url);
   if (/^https?:\/\//i.test(ev.url || '')) {
     a.href = ev.url;
     a.target = '_blank';
     a.rel = 'noopener noreferrer nofollow';
   }
-  n.appendChild(a);
-  // After the answer it supports, which goes on in the same block.
-  const keep = ln.text;
-  ln.root.appendChild(n);
-  ln.text = keep && ln.root.lastChild === n ? null : keep;
+  if (ev.cited_text) a.title = ev.cited_text;
+  box.append(' ', a);
 }
 
 function loopComplete(ev) {
