@@ -168,6 +168,8 @@ type frame struct {
 	Subtype   string `json:"subtype"`
 	Name      string `json:"name"`
 	Cancelled bool   `json:"cancelled"`
+	AgentID   string `json:"agent_id"`
+	Parent    string `json:"parent_tool_use_id"`
 
 	raw string
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"maps"
 	"math/big"
 	"net"
@@ -597,4 +598,132 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	pool := x509.NewCertPool()
 	pool.AddCert(leaf)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
+
+// TestSubagentRequest: a subagent's permission request reaches the client
+// with its agent_id and is answered like the session's own.
+func TestSubagentRequest(t *testing.T) {
+	h := newHarness(t)
+	task, _ := json.Marshal(map[string]any{"description": "write", "prompt": "child-a: write b.txt", "subagent_type": "general-purpose"})
+	h.llm.SetFallback(llmtest.Conversations(map[string][]llmtest.Turn{
+		"":        {call("t1", "Task", string(task)), text("parent done")},
+		"child-a": {call("w1", "Write", `{"file_path":"b.txt","content":"b"}`), text("child done")},
+	}))
+	h.start(nil)
+	c := h.dial()
+	c.send(map[string]any{"type": "prompt", "text": "delegate"})
+	c.next() // session
+	got := c.until(isType("permission_request"))
+	pr := got[len(got)-1]
+	if pr.ID != "w1" || pr.AgentID == "" || pr.Parent != "t1" {
+		t.Fatalf("the subagent's request: %s", pr.raw)
+	}
+	c.send(map[string]any{"type": "permission", "id": "w1", "agent_id": "agent_nope", "decision": "allow_once"})
+	if f := c.next(); f.Type != "error" || f.Code != codeUnknownRequest {
+		t.Fatalf("a request of another agent: %s", f.raw)
+	}
+	c.send(map[string]any{"type": "permission", "id": "w1", "agent_id": pr.AgentID, "decision": "allow_once"})
+	got = c.until(isType("result"))
+	if r := got[len(got)-1]; r.Subtype != "success" || !strings.Contains(r.raw, `"result":"parent done"`) {
+		t.Errorf("result %s", r.raw)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.dir, "b.txt")); err != nil || string(b) != "b" {
+		t.Errorf("b.txt = %q, %v", b, err)
+	}
+}
+
+// TestPendingResent: a request still waiting when a client comes back is
+// sent again (resent), past the replay; one in the replay is not.
+func TestPendingResent(t *testing.T) {
+	h := newHarness(t, call("w1", "Write", `{"file_path":"c.txt","content":"c"}`), text("ok")).start(nil)
+	a := h.dial()
+	a.send(map[string]any{"type": "prompt", "text": "write c"})
+	sess := a.next()
+	got := a.until(isType("permission_request"))
+	reqSeq := got[len(got)-1].Seq
+	a.conn.Close(websocket.StatusNormalClosure, "")
+
+	b := h.dial()
+	b.send(map[string]any{"type": "resume", "session_id": sess.SessionID, "after_seq": reqSeq})
+	if f := b.next(); f.Type != "session" || f.Replay != "ring" || f.LastSeq != reqSeq || !f.Control {
+		t.Fatalf("session frame %s", f.raw)
+	}
+	if f := b.next(); f.Type != "permission_request" || !f.Resent || f.Seq != reqSeq || f.ID != "w1" {
+		t.Fatalf("want the request resent, got %s", f.raw)
+	}
+
+	c := h.dial()
+	c.send(map[string]any{"type": "resume", "session_id": sess.SessionID, "after_seq": 0})
+	if f := c.next(); f.Type != "session" || f.Control {
+		t.Fatalf("session frame %s", f.raw)
+	}
+	fc := c.until(isType("permission_request"))
+	if diff := cmp.Diff(count(1, reqSeq), seqs(fc)); diff != "" || fc[len(fc)-1].Resent {
+		t.Errorf("the replay from the start (-want +got):\n%s", diff)
+	}
+	b.send(map[string]any{"type": "permission", "id": "w1", "decision": "deny", "note": "not now"})
+	got = b.until(isType("result"))
+	if !slices.ContainsFunc(got, func(f frame) bool {
+		return f.Type == "resolved" && strings.Contains(f.raw, `"decision":"deny","note":"not now"`)
+	}) {
+		t.Errorf("no resolved frame with the denial in %v", raws(got))
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "c.txt")); err == nil {
+		t.Error("c.txt was written after a denial")
+	}
+}
+
+// TestIdleSessionClosed: a session left without clients is closed after
+// the idle timeout, and resumed from its transcript.
+func TestIdleSessionClosed(t *testing.T) {
+	h := newHarness(t, text("one"), text("two")).start(func(c *Config) { c.IdleTimeout = 50 * time.Millisecond })
+	a := h.dial()
+	a.send(map[string]any{"type": "prompt", "text": "first"})
+	sess := a.next()
+	a.until(isType("result"))
+	time.Sleep(200 * time.Millisecond)
+	h.srv.mu.Lock()
+	live := len(h.srv.sessions)
+	h.srv.mu.Unlock()
+	if live != 1 {
+		t.Fatalf("%d live sessions while a client is attached", live)
+	}
+	a.conn.Close(websocket.StatusNormalClosure, "")
+	waitFor(t, "the idle session to close", func() bool {
+		h.srv.mu.Lock()
+		defer h.srv.mu.Unlock()
+		return len(h.srv.sessions) == 0
+	})
+	b := h.dial()
+	b.send(map[string]any{"type": "prompt", "text": "second", "session_id": sess.SessionID})
+	if f := b.next(); f.Type != "session" || f.Replay != "transcript" || f.Epoch == sess.Epoch {
+		t.Fatalf("session frame %s", f.raw)
+	}
+	got := b.until(isType("result"))
+	if !strings.Contains(got[len(got)-1].raw, `"result":"two"`) {
+		t.Errorf("result %s", got[len(got)-1].raw)
+	}
+}
+
+// TestShutdownInterrupts: at shutdown a prompt waiting for a decision is
+// interrupted; its end reaches the client before the 1001.
+func TestShutdownInterrupts(t *testing.T) {
+	h := newHarness(t, call("w1", "Write", `{"file_path":"d.txt","content":"d"}`)).start(nil)
+	a := h.dial()
+	a.send(map[string]any{"type": "prompt", "text": "write d"})
+	a.next()
+	a.until(isType("permission_request"))
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		h.shutdown()
+	}()
+	got := a.until(isType("result"))
+	if r := got[len(got)-1]; r.Subtype != "cancelled" {
+		t.Errorf("result %s", r.raw)
+	}
+	if _, err := a.read(10 * time.Second); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Errorf("the connection ends with %v, want 1001", err)
+	}
+	<-stopped
 }
