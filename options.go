@@ -132,6 +132,12 @@ type Options struct {
 	// MaxTurns ends a Send after that many model calls; 0 means no limit.
 	// Each subagent has the same limit for its own run.
 	MaxTurns int
+	// SessionID names a stored session to open: continued when it exists
+	// (as Resume), started with this id when it does not. Engines that
+	// may run the same task twice (a fleet worker retrying after a crash)
+	// use it so that the retry continues the session instead of starting
+	// another. Ignored with InMemory; Resume and Continue take precedence.
+	SessionID string
 	// SubagentDepth is how deep subagents (the Task tool) may nest: 0 or
 	// 1 lets the session's agent start subagents and none of them start
 	// more; negative leaves Task, TaskOutput and SendMessage out.
