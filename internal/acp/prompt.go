@@ -63,7 +63,7 @@ func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 				a.update(s, acpsdk.UpdateToolCall(acpsdk.ToolCallId(in.ID), acpsdk.WithUpdateStatus(acpsdk.ToolCallStatusPending)))
 			}
 			req := permissionRequest(s.id, c, in)
-			wg.Go(func() { a.askPermission(asks, s, in, req) })
+			wg.Go(func() { a.askPermission(asks, s, in, req, isNew) })
 		case *event.Question:
 			c, ok := m.call(in.ID)
 			if !ok {
@@ -101,12 +101,23 @@ func (a *agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 }
 
 // askPermission asks the editor about r and answers it. An allowed call is
-// marked in progress before the answer lets it start.
-func (a *agent) askPermission(ctx context.Context, s *session, r *event.PermissionRequest, req acpsdk.RequestPermissionRequest) {
+// marked in progress before the answer lets it start. A request that is no
+// call of the model's (own: the session's web search) has no events of its
+// own to follow: its answer ends it.
+func (a *agent) askPermission(ctx context.Context, s *session, r *event.PermissionRequest, req acpsdk.RequestPermissionRequest, own bool) {
 	resp, err := a.conn.RequestPermission(ctx, req)
 	d := decision(r, resp, err)
-	if d.Behavior == event.Allow {
-		a.update(s, acpsdk.UpdateToolCall(req.ToolCall.ToolCallId, acpsdk.WithUpdateStatus(acpsdk.ToolCallStatusInProgress)))
+	status := acpsdk.ToolCallStatusInProgress
+	switch {
+	case own && d.Behavior == event.Allow:
+		status = acpsdk.ToolCallStatusCompleted
+	case own:
+		status = acpsdk.ToolCallStatusFailed
+	case d.Behavior != event.Allow:
+		status = "" // the call's own events say it was denied
+	}
+	if status != "" {
+		a.update(s, acpsdk.UpdateToolCall(req.ToolCall.ToolCallId, acpsdk.WithUpdateStatus(status)))
 	}
 	r.Respond(d)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -463,4 +464,38 @@ func TestShutdownMidPrompt(t *testing.T) {
 	<-asked
 	cancel() // the client gives up on the prompt; the cleanup disconnects
 	<-done
+}
+
+// TestWebSearchPermission: the session's web search, asked once before
+// the first request, is a call of its own in the editor, ended by the
+// answer.
+func TestWebSearchPermission(t *testing.T) {
+	w := newWorld(t, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text("Searched nothing.")}})
+	on := true
+	w.base.WebSearch = &on
+	e := &editor{answer: allowOnce}
+	conn := w.connect(t, e, false)
+	s, err := conn.NewSession(context.Background(), acpsdk.NewSessionRequest{Cwd: w.ws, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt(t, conn, s.SessionId, acpsdk.TextBlock("search"))
+	var got []string
+	for _, u := range e.seen() {
+		switch {
+		case u.ToolCall != nil:
+			got = append(got, fmt.Sprintf("tool_call %s %q %s", u.ToolCall.ToolCallId, u.ToolCall.Title, u.ToolCall.Status))
+		case u.ToolCallUpdate != nil:
+			got = append(got, fmt.Sprintf("update %s %s", u.ToolCallUpdate.ToolCallId, *u.ToolCallUpdate.Status))
+		}
+	}
+	if diff := cmp.Diff([]string{`tool_call web_search "Search the web" pending`, "update web_search completed"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(e.asked) != 1 || e.asked[0].ToolCall.ToolCallId != "web_search" {
+		t.Errorf("asked: %+v", e.asked)
+	}
+	if body := string(modelCalls(w.srv)[0].Body); !strings.Contains(body, "web_search") {
+		t.Errorf("web search was not offered after the approval: %s", body)
+	}
 }
