@@ -248,7 +248,21 @@ var depRules = []depRule{
 			{"event", "what the frontends consume"},
 			{"internal/printmode", "a frontend"},
 			{"internal/tui", "a frontend"},
+			{"internal/acp", "a frontend: nova acp, an editor's agent"},
 			{"internal/iostreams", "the standard streams"},
+		}},
+	// The ACP agent: a frontend for editors, on the SDK like the CLI; its
+	// own imports, so that it never reaches past the SDK into the runtime.
+	{pkg: "internal/acp", direct: true,
+		ours: []reach{
+			{".", "an editor's session is a nova.Session"},
+			{"event", "a session's events become session/update notifications"},
+			{"mcp", "the editor's MCP servers reach the SDK as mcp.ServerConfig (nova.Options.MCPServers)"},
+		},
+		forbid: []reach{
+			{"internal/tui/...", "another frontend: the CLI hands over the TUI's command loader"},
+			{"internal/printmode", "another frontend"},
+			{"github.com/spf13/cobra/...", "the command line is internal/cli's"},
 		}},
 	{pkg: "examples/...", direct: true,
 		ours: []reach{
