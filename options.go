@@ -132,6 +132,12 @@ type Options struct {
 	// MaxTurns ends a Send after that many model calls; 0 means no limit.
 	// Each subagent has the same limit for its own run.
 	MaxTurns int
+	// SessionID names a stored session to open: continued when it exists
+	// (as Resume), started with this id when it does not. Engines that
+	// may run the same task twice (a fleet worker retrying after a crash)
+	// use it so that the retry continues the session instead of starting
+	// another. Ignored with InMemory; Resume and Continue take precedence.
+	SessionID string
 	// SubagentDepth is how deep subagents (the Task tool) may nest: 0 or
 	// 1 lets the session's agent start subagents and none of them start
 	// more; negative leaves Task, TaskOutput and SendMessage out.
@@ -150,6 +156,12 @@ type Options struct {
 
 	// Hooks are Go functions run at the loop's events.
 	Hooks Hooks
+
+	// EditorFS, if set, is the editor the session runs in (an ACP client
+	// that offers its file system): Read, Write and Edit read and write
+	// files through it, its unsaved buffers included, after the path
+	// guard has judged each path as it judges files on disk. nil: the disk.
+	EditorFS tool.EditorFS
 
 	// PermissionLog, if set, receives one line per permission decision
 	// (the CLI's --debug permissions).

@@ -3,6 +3,7 @@ package nova
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -148,7 +149,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	reg.Remove(bareNames(opts.Deny)...)
 
 	if !opts.InMemory {
-		s.store, err = openSession(s.data, s.dir, opts.Continue, opts.Resume, s.ep, &s.notice)
+		s.store, err = openSession(s.data, s.dir, opts.Continue, opts.Resume, opts.SessionID, s.ep, &s.notice)
 		if err != nil {
 			return nil, err
 		}
@@ -209,6 +210,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	env := &tool.Env{Dir: s.dir, Files: tool.NewFileState(), PassEnv: s.passEnv,
 		Web: s.checker, Todos: new(tool.TodoList),
 		AskModel: askModel(s.sideClient, smallModel(s.ep)),
+		Editor:   opts.EditorFS,
 	}
 	if g := s.checker.Guard(); g != nil {
 		env.Guard = g
@@ -443,6 +445,40 @@ func (s *Session) Model() string {
 // @server:uri it mentions attaches that MCP resource after the prompt (a
 // warning when it cannot be, and the prompt goes without it).
 func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event, error] {
+	return s.send(ctx, &prompt, nil)
+}
+
+// Image is a picture that goes to the model with a prompt (SendWith).
+type Image struct {
+	// MediaType is "image/png", "image/jpeg", "image/gif" or "image/webp",
+	// the types every provider takes.
+	MediaType string
+	Data      []byte
+}
+
+// imageTypes are the media types of Image.
+var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// SendWith is Send with images after the prompt's text, in the same
+// message (an editor's pasted screenshot). An image of another type ends
+// the Send with an error before anything is sent.
+func (s *Session) SendWith(ctx context.Context, prompt string, images []Image) iter.Seq2[event.Event, error] {
+	return s.send(ctx, &prompt, images)
+}
+
+// Continue runs the loop on the conversation as it stands, without a new
+// prompt: a resumed session whose last turn was cut short (its tool
+// results, or its prompt, not yet answered by the model) goes on from
+// there, and one that ended with the model's answer ends at once. With
+// Options.MaxTurns 1 each Continue is one model call and its tool batch:
+// what a durable engine runs as one step (fleet's Temporal engine). It is
+// an error before the session holds a conversation.
+func (s *Session) Continue(ctx context.Context) iter.Seq2[event.Event, error] {
+	return s.send(ctx, nil, nil)
+}
+
+// send is Send (or SendWith) with a prompt, Continue without.
+func (s *Session) send(ctx context.Context, promptp *string, images []Image) iter.Seq2[event.Event, error] {
 	return func(yield func(event.Event, error) bool) {
 		s.running.Lock()
 		defer s.running.Unlock()
@@ -489,11 +525,33 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 				yield(nil, err)
 			}
 		}
+		var pictures []llm.Block
+		for i, im := range images {
+			if !slices.Contains(imageTypes, im.MediaType) {
+				fail(fmt.Errorf("image %d is %q; the model takes %s", i+1, im.MediaType, strings.Join(imageTypes, ", ")))
+				return
+			}
+			pictures = append(pictures, llm.Block{Type: llm.BlockImage, MediaType: im.MediaType, Data: base64.StdEncoding.EncodeToString(im.Data)})
+		}
 		if why, ok := s.hooks.takeStop(); ok {
 			fail(errors.New(why)) // a hook stopped the session before this prompt
 			return
 		}
-		if s.hooks.has(HookUserPromptSubmit) {
+		if promptp == nil {
+			s.mu.Lock()
+			has := s.conv != nil
+			s.mu.Unlock()
+			if !has {
+				fail(errors.New("nova: nothing to continue: the session holds no conversation yet"))
+				return
+			}
+			s.freezeMCP()
+		}
+		prompt := ""
+		if promptp != nil {
+			prompt = *promptp
+		}
+		if promptp != nil && s.hooks.has(HookUserPromptSubmit) {
 			in := s.hookBase()
 			in.Prompt = prompt
 			out := s.hooks.fire(ctx, HookUserPromptSubmit, "", in)
@@ -510,7 +568,11 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 		// An MCP prompt command, filled in by its server, and the resources
 		// mentioned: before the tools are decided, so that a server this
 		// waited for has its tools listed.
-		in, err := s.prepareMCP(ctx, prompt)
+		var in mcpInput
+		var err error
+		if promptp != nil {
+			in, err = s.prepareMCP(ctx, prompt)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				emit(event.LoopComplete{Reason: event.ReasonCancelled})
@@ -520,7 +582,9 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 			yield(nil, err)
 			return
 		}
-		s.freezeMCP()
+		if promptp != nil {
+			s.freezeMCP()
+		}
 		if s.mcp != nil {
 			for _, w := range s.mcp.failures() {
 				if !emit(event.Warning{Turn: s.turns() + 1, Message: w}) {
@@ -533,9 +597,11 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 				return
 			}
 		}
-		if err := s.addPrompt(ctx, in.text, in.attached); err != nil {
-			fail(err)
-			return
+		if promptp != nil {
+			if err := s.addPrompt(ctx, in.text, append(in.attached, pictures...)); err != nil {
+				fail(err)
+				return
+			}
 		}
 		stopActive, lastStop := false, ""
 		inputs := map[string][]byte{} // each call's input as it ran, for PostToolUse

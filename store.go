@@ -54,9 +54,14 @@ func (s *openedSession) files() string { return filepath.Join(s.dir, s.id) }
 
 // openSession creates a new session, or reopens the latest (cont) or a
 // given one (resume). Notes for the person go to errOut.
-func openSession(data, workspace string, cont bool, resume string, ep endpoint, errOut io.Writer) (*openedSession, error) {
+func openSession(data, workspace string, cont bool, resume, named string, ep endpoint, errOut io.Writer) (*openedSession, error) {
 	dir := session.ProjectDir(data, workspace)
 	id := resume
+	if id == "" && !cont && named != "" {
+		if _, err := os.Stat(filepath.Join(dir, named+".jsonl")); err == nil {
+			id = named // it exists: continue it
+		}
+	}
 	if cont {
 		latest, err := session.Latest(dir)
 		if err != nil {
@@ -76,6 +81,9 @@ func openSession(data, workspace string, cont bool, resume string, ep endpoint, 
 		s.snaps.Seen(st.Snapshots)
 	} else {
 		s.id = session.NewID()
+		if named != "" {
+			s.id = named
+		}
 		// Transcripts hold whole conversations: where the data directory
 		// lies in a git work tree, git must not see them.
 		projects := filepath.Dir(dir)

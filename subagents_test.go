@@ -582,3 +582,60 @@ func TestTaskOutputWaitsForATeammate(t *testing.T) {
 		t.Errorf("cost = %v, want %v (3 parent calls, 2 of gamma, once)", lc.CostUSD, want)
 	}
 }
+
+// Continue runs the loop on the stored conversation without a prompt:
+// with MaxTurns 1, one model call and its tools per Continue, and the
+// session named by SessionID is continued, not started again.
+func TestContinueStepsANamedSession(t *testing.T) {
+	srv := llmtest.NewServer(
+		turn(bashCall("c1", "echo one", false)),
+		turn(bashCall("c2", "echo two", false)),
+		turn(llmtest.Text("finished")),
+	)
+	defer srv.Close()
+	opts := testOptions(t, srv)
+	opts.PermissionMode = "bypassPermissions"
+	opts.MaxTurns = 1
+	opts.SessionID = "fleet-task-1"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var reasons []string
+	for step := 0; step < 3; step++ {
+		s, err := nova.Open(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.ID() != "fleet-task-1" {
+			t.Fatalf("session id = %q", s.ID())
+		}
+		if step == 0 {
+			_, _ = collect(t, s, "go")
+		} else {
+			for range s.Continue(ctx) {
+			}
+		}
+		reasons = append(reasons, s.Result().Reason)
+		s.Close()
+	}
+	if d := strings.Join(reasons, ","); d != "max_turns,max_turns,done" {
+		t.Errorf("reasons = %s, want max_turns,max_turns,done", d)
+	}
+	if n := len(modelCalls(srv)); n != 3 {
+		t.Errorf("%d model calls, want 3 (no step repeated)", n)
+	}
+	opts.SessionID = "fleet-task-2"
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var runErr error
+	for _, err := range s.Continue(ctx) {
+		if err != nil {
+			runErr = err
+		}
+	}
+	if runErr == nil || !strings.Contains(runErr.Error(), "nothing to continue") {
+		t.Errorf("Continue of an empty session: %v", runErr)
+	}
+}

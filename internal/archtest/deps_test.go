@@ -250,6 +250,7 @@ var depRules = []depRule{
 			{"internal/tui", "a frontend"},
 			{"internal/serve", "a frontend: nova serve"},
 			{"internal/serve/web", "the web client nova serve serves at /"},
+			{"internal/acp", "a frontend: nova acp, an editor's agent"},
 			{"internal/iostreams", "the standard streams"},
 		}},
 	// The remote frontend: sessions of the SDK carried over WebSocket, as
@@ -264,6 +265,19 @@ var depRules = []depRule{
 			{"internal/tui/...", "a remote client draws its own UI"},
 			{"internal/cli", "the CLI starts the server, not the reverse"},
 			{"agent", "it drives sessions through the SDK, never the loop"},
+		}},
+	// The ACP agent: a frontend for editors, on the SDK like the CLI; its
+	// own imports, so that it never reaches past the SDK into the runtime.
+	{pkg: "internal/acp", direct: true,
+		ours: []reach{
+			{".", "an editor's session is a nova.Session"},
+			{"event", "a session's events become session/update notifications"},
+			{"mcp", "the editor's MCP servers reach the SDK as mcp.ServerConfig (nova.Options.MCPServers)"},
+		},
+		forbid: []reach{
+			{"internal/tui/...", "another frontend: the CLI hands over the TUI's command loader"},
+			{"internal/printmode", "another frontend"},
+			{"github.com/spf13/cobra/...", "the command line is internal/cli's"},
 		}},
 	{pkg: "examples/...", direct: true,
 		ours: []reach{
