@@ -18,6 +18,7 @@ import (
 	"github.com/novacode/nova"
 	"github.com/novacode/nova/internal/iostreams"
 	"github.com/novacode/nova/internal/serve"
+	"github.com/novacode/nova/internal/serve/web"
 )
 
 // ServeOptions are the flags of `nova serve`.
@@ -39,9 +40,9 @@ type ServeOptions struct {
 	Getenv func(string) string
 }
 
-// serveStatic is what nova serve serves at /: nil is internal/serve's
-// placeholder page, until the web client (internal/serve/web) is built in.
-var serveStatic http.Handler
+// serveStatic is what nova serve serves at /: the web client, embedded in
+// the binary.
+var serveStatic http.Handler = web.Handler()
 
 func newCmdServe(ios *iostreams.IOStreams, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{IO: ios}
