@@ -76,7 +76,9 @@ func (c *client) sendLocked(b []byte) {
 		return
 	}
 	lim := c.srv.cfg
-	if len(c.queue)+1 > lim.ClientQueueFrames+c.extraFrames || c.queued+len(b) > lim.ClientQueueBytes+c.extraBytes {
+	// An empty queue takes any one frame, however large (a Write of a big
+	// file): what a client holds is bounded by the bound plus one frame.
+	if len(c.queue) > 0 && (len(c.queue)+1 > lim.ClientQueueFrames+c.extraFrames || c.queued+len(b) > lim.ClientQueueBytes+c.extraBytes) {
 		// Reading too slowly: drop what waits now, so that memory stays
 		// bounded whatever the client does next.
 		c.closeCode, c.closeReason = websocket.StatusPolicyViolation, "reading too slowly: send buffer full"
@@ -193,6 +195,27 @@ func (c *client) readLoop(ctx context.Context) error {
 			continue
 		}
 		c.srv.dispatch(ctx, c, b)
+	}
+}
+
+// pingLoop pings the client every interval: a peer gone without closing
+// (a laptop asleep, a cut network) is noticed within interval plus the
+// write timeout, and its session's control freed.
+func (c *client) pingLoop(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			pctx, cancel := context.WithTimeout(ctx, c.srv.cfg.WriteTimeout)
+			err := c.conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("ping: %w", err)
+			}
+		}
 	}
 }
 

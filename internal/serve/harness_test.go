@@ -183,6 +183,17 @@ func (c *wsClient) send(v any) {
 	c.sendRaw(b)
 }
 
+// write sends v; for goroutines other than the test's.
+func (c *wsClient) write(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return c.conn.Write(ctx, websocket.MessageText, b)
+}
+
 func (c *wsClient) sendRaw(b []byte) {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

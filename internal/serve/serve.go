@@ -65,8 +65,12 @@ type Config struct {
 	// ClientQueueFrames and ClientQueueBytes bound each client's queue
 	// (default 8192 frames, 8 MiB); past them the client is dropped (1008).
 	ClientQueueFrames, ClientQueueBytes int
-	// WriteTimeout bounds one frame's write (default 10 s).
+	// WriteTimeout bounds one frame's write, and the wait for a ping's
+	// answer (default 10 s).
 	WriteTimeout time.Duration
+	// PingInterval is how often each client is pinged (default 30 s;
+	// negative: never).
+	PingInterval time.Duration
 	// MaxMessageBytes bounds a client's frame (default 1 MiB; larger
 	// closes the connection with 1009).
 	MaxMessageBytes int64
@@ -96,6 +100,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = defaultWriteTimeout
+	}
+	if c.PingInterval == 0 {
+		c.PingInterval = 30 * time.Second
 	}
 	if c.MaxMessageBytes <= 0 {
 		c.MaxMessageBytes = DefaultMaxMessage
@@ -321,6 +328,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	g, ctx := errgroup.WithContext(s.baseCtx)
 	g.Go(func() error { return c.writeLoop(ctx) })
 	g.Go(func() error { return c.readLoop(ctx) })
+	if s.cfg.PingInterval > 0 {
+		g.Go(func() error { return c.pingLoop(ctx, s.cfg.PingInterval) })
+	}
 	_ = g.Wait() // either side ending ends the connection; why is the peer's business
 
 	if c.sess != nil {

@@ -727,3 +727,24 @@ func TestShutdownInterrupts(t *testing.T) {
 	}
 	<-stopped
 }
+
+// TestDeadPeerFreesControl: a controller that stops answering pings is
+// closed, and control goes to the next client to attach.
+func TestDeadPeerFreesControl(t *testing.T) {
+	h := newHarness(t, text("hi")).start(func(c *Config) { c.PingInterval, c.WriteTimeout = 50*time.Millisecond, 200*time.Millisecond })
+	a := h.dial()
+	a.send(map[string]any{"type": "prompt", "text": "hello"})
+	sess := a.next()
+	a.until(isType("result"))
+	// a reads no more, so it answers no ping.
+	waitFor(t, "the silent client to be closed", func() bool {
+		h.srv.mu.Lock()
+		defer h.srv.mu.Unlock()
+		return len(h.srv.clients) == 0
+	})
+	b := h.dial()
+	b.send(map[string]any{"type": "resume", "session_id": sess.SessionID})
+	if f := b.next(); f.Type != "session" || !f.Control {
+		t.Errorf("session frame %s", f.raw)
+	}
+}
