@@ -249,6 +249,7 @@ var depRules = []depRule{
 			{"internal/printmode", "a frontend"},
 			{"internal/tui", "a frontend"},
 			{"internal/serve", "a frontend: nova serve"},
+			{"internal/serve/web", "the web client nova serve serves"},
 			{"internal/iostreams", "the standard streams"},
 		}},
 	// The remote frontend: sessions of the SDK carried over WebSocket, as
@@ -264,6 +265,10 @@ var depRules = []depRule{
 			{"internal/cli", "the CLI starts the server, not the reverse"},
 			{"agent", "it drives sessions through the SDK, never the loop"},
 		}},
+	// The web client: files embedded in the binary and the handler that
+	// serves them; what it knows of the server is the wire protocol.
+	{pkg: "internal/serve/web",
+		forbid: []reach{{thirdParty, "plain files and net/http: standard library only"}}},
 	{pkg: "examples/...", direct: true,
 		ours: []reach{
 			{".", "examples use the SDK"},

@@ -67,6 +67,7 @@ var cliImports = map[string]bool{
 	module + "/internal/printmode": true,
 	module + "/internal/tui":       true,
 	module + "/internal/serve":     true,
+	module + "/internal/serve/web": true,
 }
 
 func TestImportRules(t *testing.T) {
