@@ -393,7 +393,7 @@ func TestClientInBrowser(t *testing.T) {
 	wait(`[...document.querySelectorAll('.line')].some(l => l.textContent.startsWith('context compacted'))`)
 	lines := webtest.Eval[[]string](t, ctx, `[...document.querySelectorAll('#timeline > .line:not(.citation):not(.end)')].slice(-5).map(l => l.textContent)`)
 	wantLines := []string{
-		"🔎 go 1.26 — done (1 result)",
+		"search: go 1.26 — done (1 result)",
 		"✉ command bash_1: exit 0",
 		"⚠ could not save the rule",
 		"↻ overloaded (HTTP 529) — retrying in 1.1 s (2/4)",
@@ -405,6 +405,39 @@ func TestClientInBrowser(t *testing.T) {
 	if got := webtest.Eval[string](t, ctx, `[...document.querySelectorAll('.answer')].pop().textContent + ' | ' + document.querySelector('.line.citation').textContent`); got != "Go 1.26 is out since February. | sources: Go 1.26 <notes>" {
 		t.Errorf("cited answer %q", got)
 	}
+
+	// A plan to approve: the plan as Markdown, the plan's choices; keep
+	// planning sends the note as feedback. A question answered in words.
+	c.send(
+		ev(36, "tool_use", `"turn":4,"id":"p1","name":"ExitPlanMode","input":{"plan":"## Plan\n1. read\n2. write"}`),
+		ev(37, "permission_request", `"turn":4,"id":"p1","name":"ExitPlanMode","input":{},"reason":"approve the plan","choices":["approve_accept_edits","approve_default","keep_planning"],"plan":"## Plan\n1. read\n2. write <script>x</script>"`),
+	)
+	wait(`document.querySelector('.dialog.permission[data-id="p1"] .plan h2') !== null`)
+	if got := webtest.Eval[[]string](t, ctx, `[...document.querySelectorAll('.dialog[data-id="p1"] button')].map(b => b.textContent)`); !slices.Equal(got, []string{"Approve, accept edits", "Approve, ask before edits", "Keep planning"}) {
+		t.Errorf("plan choices %q", got)
+	}
+	if got := webtest.Eval[string](t, ctx, `document.querySelector('.dialog[data-id="p1"] .plan ol').textContent`); got != "readwrite <script>x</script>" {
+		t.Errorf("plan list %q", got)
+	}
+	webtest.Screenshot(t, ctx, "plan")
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`.dialog[data-id="p1"] .note`), "test first"),
+		chromedp.Click(chromedp.CSS(`.dialog[data-id="p1"] button[data-choice="keep_planning"]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.expect("permission"); m["decision"] != "keep_planning" || m["note"] != "test first" || m["id"] != "p1" {
+		t.Errorf("plan decision %v", m)
+	}
+	c.send(ev(38, "question", `"turn":4,"id":"q2","question":"Name?","options":["a"]`))
+	wait(`document.querySelector('.dialog.question[data-id="q2"]') !== null`)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`.dialog[data-id="q2"] .note`), "my own\r")); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.expect("answer"); m["text"] != "my own" || m["option"] != nil || m["id"] != "q2" {
+		t.Errorf("free answer %v", m)
+	}
+	c.send(ev(39, "loop_complete", `"reason":"done","turns":4,"final_text":"","usage":{},"cost_usd":0.03,"duration_ms":900`))
 
 	// A reload resumes the session from nothing: the server replays it from
 	// the transcript (frames without seq), which replaces the page.

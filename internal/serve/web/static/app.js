@@ -408,6 +408,7 @@ function summary(name, inp) {
     case 'AskUserQuestion': return s(inp.question);
     case 'BashOutput': return s(inp.bash_id);
     case 'KillShell': return s(inp.shell_id);
+    case 'ExitPlanMode': return 'a plan to approve';
   }
   const j = JSON.stringify(inp);
   return j && j !== '{}' ? j : '';
@@ -424,6 +425,14 @@ function inputView(name, inp) {
   }
   if (name === 'Bash' && typeof inp.command === 'string') {
     return el('pre', 'command', '$ ' + inp.command);
+  }
+  if (name === 'ExitPlanMode' && typeof inp.plan === 'string') {
+    const d = el('details', 'input');
+    d.appendChild(el('summary', null, 'plan'));
+    const plan = el('div', 'plan markdown');
+    plan.appendChild(render(inp.plan));
+    d.appendChild(plan);
+    return d;
   }
   if (name === 'Task' && typeof inp.prompt === 'string') {
     const d = el('details', 'input');
@@ -709,7 +718,7 @@ function showTodos(todos) {
 function webSearch(ln, ev) {
   const text = ev.status === 'unavailable'
     ? 'web search unavailable: ' + (ev.error || '')
-    : `🔎 ${ev.query} — ${ev.status}${ev.results ? ` (${ev.results.length} result${ev.results.length === 1 ? '' : 's'})` : ''}${ev.error ? ': ' + ev.error : ''}`;
+    : `search: ${ev.query} — ${ev.status}${ev.results ? ` (${ev.results.length} result${ev.results.length === 1 ? '' : 's'})` : ''}${ev.error ? ': ' + ev.error : ''}`;
   const old = ev.id && T.searches.get(ev.id);
   if (old) {
     old.textContent = text;
