@@ -249,7 +249,7 @@ var depRules = []depRule{
 			{"internal/printmode", "a frontend"},
 			{"internal/tui", "a frontend"},
 			{"internal/serve", "a frontend: nova serve"},
-			{"internal/serve/web", "the web client nova serve serves"},
+			{"internal/serve/web", "the web client nova serve serves at /"},
 			{"internal/iostreams", "the standard streams"},
 		}},
 	// The remote frontend: sessions of the SDK carried over WebSocket, as

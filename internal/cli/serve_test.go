@@ -183,6 +183,16 @@ func TestRunServe(t *testing.T) {
 	dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer dcancel()
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	// The web client at /.
+	resp, err := hc.Get("http://" + u.Host + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Security-Policy") == "" || !strings.Contains(string(page), "<script") {
+		t.Errorf("GET / = %d, CSP %q, page %.200s", resp.StatusCode, resp.Header.Get("Content-Security-Policy"), page)
+	}
 	conn, _, err := websocket.Dial(dctx, "ws://"+u.Host+"/ws", &websocket.DialOptions{HTTPClient: hc, Subprotocols: []string{"nova.v1", "nova.token." + token}})
 	if err != nil {
 		t.Fatalf("dial with the printed token: %v", err)
