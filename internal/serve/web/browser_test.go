@@ -534,3 +534,22 @@ func TestMarkdownInBrowser(t *testing.T) {
 		}
 	}
 }
+
+// TestWrongToken: a refused connection is retried, and the page says what
+// to check; without a token it says where to find one.
+func TestWrongToken(t *testing.T) {
+	ctx := webtest.Browser(t)
+	f := newFakeServer(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(f.srv.URL+"/#token=wrong")); err != nil {
+		t.Fatal(err)
+	}
+	webtest.WaitJS(t, ctx, 15*time.Second, `document.getElementById('notice').textContent.includes('Cannot reach nova serve') && document.getElementById('conn').textContent === 'reconnecting'`, "document.body.innerText")
+	if !webtest.Eval[bool](t, ctx, `document.getElementById('prompt').disabled`) {
+		t.Error("the prompt box is enabled without a connection")
+	}
+	webtest.Eval[any](t, ctx, "sessionStorage.clear()")
+	if err := chromedp.Do(ctx, chromedp.Navigate(f.srv.URL+"/?again")); err != nil {
+		t.Fatal(err)
+	}
+	webtest.WaitJS(t, ctx, 5*time.Second, `document.getElementById('notice').textContent.includes('#token=')`, "document.body.innerText")
+}

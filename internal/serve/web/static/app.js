@@ -135,6 +135,7 @@ function connect() {
     const wait = Math.min(5000, 250 * 2 ** S.attempts++);
     setConn('reconnecting', 'bad');
     if (e.code === 1008 || e.code === 1009) notice(`The server closed the connection (${e.code} ${e.reason}); reconnecting…`);
+    else if (S.attempts >= 4) notice('Cannot reach nova serve: is it running, and is this the address it printed (with its token)? Retrying…');
     setTimeout(connect, wait);
   };
 }
