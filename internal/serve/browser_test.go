@@ -67,11 +67,11 @@ func (w *webSession) prompt(text string) {
 // ends up whole, each piece once.
 func TestWebClientReconnect(t *testing.T) {
 	var words []string
-	for i := range 60 {
-		words = append(words, fmt.Sprintf("w%02d", i))
+	for i := range 120 {
+		words = append(words, fmt.Sprintf("w%03d", i))
 	}
 	answer := strings.Join(words, " ")
-	h := newHarness(t, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text(answer)}, ChunkDelay: 60 * time.Millisecond})
+	h := newHarness(t, llmtest.Turn{Blocks: []llmtest.Block{llmtest.Text(answer)}, ChunkDelay: 80 * time.Millisecond})
 	w := openWebClient(t, h)
 
 	w.prompt("Count")
