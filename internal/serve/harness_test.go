@@ -295,6 +295,16 @@ func call(id, name, input string) llmtest.Turn {
 	return llmtest.Turn{Blocks: []llmtest.Block{llmtest.ToolUse(id, name, input)}}
 }
 
+// waitClients waits until the server has n connections.
+func (h *harness) waitClients(n int) {
+	h.t.Helper()
+	waitFor(h.t, fmt.Sprintf("%d connections", n), func() bool {
+		h.srv.mu.Lock()
+		defer h.srv.mu.Unlock()
+		return len(h.srv.clients) == n
+	})
+}
+
 // waitFor polls cond for up to ten seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()

@@ -258,7 +258,8 @@ func TestReconnectFromRing(t *testing.T) {
 	sess := a.next()
 	first := a.until(func(f frame) bool { return f.Seq >= 10 })
 	a.conn.Close(websocket.StatusNormalClosure, "going away for a bit")
-	time.Sleep(50 * time.Millisecond) // more frames stream meanwhile
+	h.waitClients(0)                  // control is free
+	time.Sleep(20 * time.Millisecond) // more frames stream meanwhile
 
 	b := h.dial()
 	last := first[len(first)-1].Seq
@@ -642,6 +643,7 @@ func TestPendingResent(t *testing.T) {
 	got := a.until(isType("permission_request"))
 	reqSeq := got[len(got)-1].Seq
 	a.conn.Close(websocket.StatusNormalClosure, "")
+	h.waitClients(0)
 
 	b := h.dial()
 	b.send(map[string]any{"type": "resume", "session_id": sess.SessionID, "after_seq": reqSeq})
@@ -747,4 +749,65 @@ func TestDeadPeerFreesControl(t *testing.T) {
 	if f := b.next(); f.Type != "session" || !f.Control {
 		t.Errorf("session frame %s", f.raw)
 	}
+}
+
+// TestReplayBeyondTheRing: when the ring no longer reaches back (or the
+// epoch differs), a live session is replayed from its transcript: whole
+// when idle; while a prompt runs, the conversation before it and then the
+// prompt's frames from the ring.
+func TestReplayBeyondTheRing(t *testing.T) {
+	long := strings.Repeat("many words ", 60) // ~30 deltas: more than the ring holds
+	h := newHarness(t, text(long), call("w1", "Write", `{"file_path":"e.txt","content":"e"}`), text("written")).
+		start(func(c *Config) { c.RingFrames = 16 })
+	a := h.dial()
+	a.send(map[string]any{"type": "prompt", "text": "first"})
+	sess := a.next()
+	a.until(isType("result"))
+	a.conn.Close(websocket.StatusNormalClosure, "")
+	h.waitClients(0) // control is free for b
+
+	replay := func(c *wsClient, stop func(frame) bool) (frame, []string) {
+		t.Helper()
+		s := c.next()
+		if s.Type != "session" {
+			t.Fatalf("session frame %s", s.raw)
+		}
+		var got []string
+		for _, f := range c.until(stop) {
+			mark := ""
+			switch {
+			case f.Replayed:
+				mark = "replayed "
+			case f.Resent:
+				mark = "resent "
+			}
+			got = append(got, mark+f.Type)
+		}
+		return s, got
+	}
+	b := h.dial()
+	b.send(map[string]any{"type": "resume", "session_id": sess.SessionID, "after_seq": 1})
+	bs, got := replay(b, isType("usage"))
+	if bs.Replay != "transcript" {
+		t.Errorf("replay %q, want transcript", bs.Replay)
+	}
+	if diff := cmp.Diff([]string{"replayed user_prompt", "replayed stream_text", "replayed turn_complete", "replayed usage"}, got); diff != "" {
+		t.Errorf("idle replay (-want +got):\n%s", diff)
+	}
+
+	b.send(map[string]any{"type": "prompt", "text": "second", "session_id": sess.SessionID})
+	b.until(isType("permission_request"))
+	c := h.dial()
+	c.send(map[string]any{"type": "resume", "session_id": sess.SessionID, "after_seq": 3, "epoch": "another life"})
+	cs, got := replay(c, isType("permission_request"))
+	if cs.Replay != "transcript" {
+		t.Errorf("replay %q, want transcript", cs.Replay)
+	}
+	want := []string{"replayed user_prompt", "replayed stream_text", "replayed turn_complete", "replayed usage",
+		"user_prompt", "tool_use", "usage", "permission_request"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("replay while a prompt runs (-want +got):\n%s", diff)
+	}
+	b.send(map[string]any{"type": "permission", "id": "w1", "decision": "allow_once"})
+	c.until(isType("result"))
 }
