@@ -244,17 +244,21 @@ func TestClientInBrowser(t *testing.T) {
 		t.Errorf("Write diff has %d added lines, want 2", n)
 	}
 
-	// A subagent's events go into its Task card.
+	// A subagent's events go into its Task card; its call ids are its own
+	// (e1 is also the main conversation's Edit).
 	c.send(
 		ev(11, "tool_use", `"turn":1,"id":"task1","name":"Task","input":{"description":"look around","prompt":"find it","subagent_type":"Explore"}`),
-		ev(12, "tool_use", `"turn":1,"id":"c1","name":"Grep","input":{"pattern":"TODO"},"parent_tool_use_id":"task1","agent_id":"agent_1"`),
-		ev(13, "tool_done", `"turn":1,"id":"c1","name":"Grep","is_error":false,"duration_ms":5,"parent_tool_use_id":"task1","agent_id":"agent_1"`),
+		ev(12, "tool_use", `"turn":1,"id":"e1","name":"Grep","input":{"pattern":"TODO"},"parent_tool_use_id":"task1","agent_id":"agent_1"`),
+		ev(13, "tool_done", `"turn":1,"id":"e1","name":"Grep","is_error":false,"duration_ms":5,"parent_tool_use_id":"task1","agent_id":"agent_1"`),
 		ev(14, "stream_text", `"turn":2,"text":"child says <u>hi</u>","parent_tool_use_id":"task1","agent_id":"agent_1"`),
 		ev(15, "usage", `"turn":2,"model":"m","call":{},"total":{},"cost_usd":0.5,"context_window":1000,"parent_tool_use_id":"task1","agent_id":"agent_1"`),
 	)
-	wait(`document.querySelector('.card[data-id="task1"] .subagent .card[data-id="c1"].done') !== null`)
-	if n := count(`#timeline > .card[data-id="c1"]`); n != 0 {
+	wait(`document.querySelector('.card[data-id="task1"] .subagent .card[data-id="e1"][data-agent="agent_1"][data-tool="Grep"].done') !== null`)
+	if n := count(`#timeline > .card[data-agent]`); n != 0 {
 		t.Error("the subagent's call is in the main timeline, not in its Task card")
+	}
+	if n := count(`#timeline > .card[data-id="e1"][data-tool="Edit"] .result`); n != 1 {
+		t.Error("the subagent's call e1 changed the main conversation's e1")
 	}
 	wait(`document.querySelector('.card[data-id="task1"] .subagent .answer').textContent.includes('child says <u>hi</u>')`)
 	if got := webtest.Eval[string](t, ctx, `document.getElementById('cost').textContent`); got != "" {
