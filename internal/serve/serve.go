@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -146,7 +147,10 @@ type Server struct {
 	// live twice.
 	openMu sync.Mutex
 
-	logMu sync.Mutex
+	// logMu serialises the log; lastNotice is the last session notice
+	// logged (guarded by logMu).
+	logMu      sync.Mutex
+	lastNotice string
 }
 
 // New checks cfg and returns a server; Serve runs it.
@@ -561,7 +565,13 @@ func (s *Server) stored(id string) bool {
 // shutting down.
 func (s *Server) register(ns *nova.Session) (*live, error) {
 	if n := ns.Notice(); n != "" {
-		s.logf("session %s:\n%s", ns.ID(), n)
+		s.logMu.Lock()
+		fresh := n != s.lastNotice
+		s.lastNotice = n
+		s.logMu.Unlock()
+		if fresh { // every session of the workspace has the same, as a rule
+			s.logf("notes on opening session %s:\n%s", ns.ID(), strings.TrimRight(n, "\n"))
+		}
 	}
 	s.mu.Lock()
 	if s.closing {

@@ -766,6 +766,12 @@ function citation(ln, ev) {
 
 function loopComplete(ev) {
   S.busy = false;
+  // The answer whole before the end line: its last delta may still wait
+  // for the render timer.
+  if (renderTimer) {
+    clearTimeout(renderTimer);
+    flushText();
+  }
   for (const id of [...T.asks.keys()]) settle(id);
   for (const c of T.cards.values()) {
     if (c.el.classList.contains('running') || c.el.classList.contains('waiting')) {
