@@ -279,6 +279,10 @@ var depRules = []depRule{
 			{"internal/printmode", "another frontend"},
 			{"github.com/spf13/cobra/...", "the command line is internal/cli's"},
 		}},
+	// The web client: files embedded in the binary and the handler that
+	// serves them; what it knows of the server is the wire protocol.
+	{pkg: "internal/serve/web",
+		forbid: []reach{{thirdParty, "plain files and net/http: standard library only"}}},
 	{pkg: "examples/...", direct: true,
 		ours: []reach{
 			{".", "examples use the SDK"},

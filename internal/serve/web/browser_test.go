@@ -244,17 +244,21 @@ func TestClientInBrowser(t *testing.T) {
 		t.Errorf("Write diff has %d added lines, want 2", n)
 	}
 
-	// A subagent's events go into its Task card.
+	// A subagent's events go into its Task card; its call ids are its own
+	// (e1 is also the main conversation's Edit).
 	c.send(
 		ev(11, "tool_use", `"turn":1,"id":"task1","name":"Task","input":{"description":"look around","prompt":"find it","subagent_type":"Explore"}`),
-		ev(12, "tool_use", `"turn":1,"id":"c1","name":"Grep","input":{"pattern":"TODO"},"parent_tool_use_id":"task1","agent_id":"agent_1"`),
-		ev(13, "tool_done", `"turn":1,"id":"c1","name":"Grep","is_error":false,"duration_ms":5,"parent_tool_use_id":"task1","agent_id":"agent_1"`),
+		ev(12, "tool_use", `"turn":1,"id":"e1","name":"Grep","input":{"pattern":"TODO"},"parent_tool_use_id":"task1","agent_id":"agent_1"`),
+		ev(13, "tool_done", `"turn":1,"id":"e1","name":"Grep","is_error":false,"duration_ms":5,"parent_tool_use_id":"task1","agent_id":"agent_1"`),
 		ev(14, "stream_text", `"turn":2,"text":"child says <u>hi</u>","parent_tool_use_id":"task1","agent_id":"agent_1"`),
 		ev(15, "usage", `"turn":2,"model":"m","call":{},"total":{},"cost_usd":0.5,"context_window":1000,"parent_tool_use_id":"task1","agent_id":"agent_1"`),
 	)
-	wait(`document.querySelector('.card[data-id="task1"] .subagent .card[data-id="c1"].done') !== null`)
-	if n := count(`#timeline > .card[data-id="c1"]`); n != 0 {
+	wait(`document.querySelector('.card[data-id="task1"] .subagent .card[data-id="e1"][data-agent="agent_1"][data-tool="Grep"].done') !== null`)
+	if n := count(`#timeline > .card[data-agent]`); n != 0 {
 		t.Error("the subagent's call is in the main timeline, not in its Task card")
+	}
+	if n := count(`#timeline > .card[data-id="e1"][data-tool="Edit"] .result`); n != 1 {
+		t.Error("the subagent's call e1 changed the main conversation's e1")
 	}
 	wait(`document.querySelector('.card[data-id="task1"] .subagent .answer').textContent.includes('child says <u>hi</u>')`)
 	if got := webtest.Eval[string](t, ctx, `document.getElementById('cost').textContent`); got != "" {
@@ -393,7 +397,7 @@ func TestClientInBrowser(t *testing.T) {
 	wait(`[...document.querySelectorAll('.line')].some(l => l.textContent.startsWith('context compacted'))`)
 	lines := webtest.Eval[[]string](t, ctx, `[...document.querySelectorAll('#timeline > .line:not(.citation):not(.end)')].slice(-5).map(l => l.textContent)`)
 	wantLines := []string{
-		"🔎 go 1.26 — done (1 result)",
+		"search: go 1.26 — done (1 result)",
 		"✉ command bash_1: exit 0",
 		"⚠ could not save the rule",
 		"↻ overloaded (HTTP 529) — retrying in 1.1 s (2/4)",
@@ -402,9 +406,41 @@ func TestClientInBrowser(t *testing.T) {
 	if !slices.Equal(lines, wantLines) {
 		t.Errorf("lines %q\nwant %q", lines, wantLines)
 	}
-	if got := webtest.Eval[string](t, ctx, `[...document.querySelectorAll('.answer')].pop().textContent + ' | ' + document.querySelector('.line.citation').textContent`); got != "Go 1.26 is out since February. | sources: Go 1.26 <notes>" {
-		t.Errorf("cited answer %q", got)
+	// (A wait: the answer's last delta may still be in the render timer.)
+	wait(`[...document.querySelectorAll('.answer')].pop().textContent + ' | ' + document.querySelector('.line.citation').textContent === 'Go 1.26 is out since February. | sources: Go 1.26 <notes>'`)
+
+	// A plan to approve: the plan as Markdown, the plan's choices; keep
+	// planning sends the note as feedback. A question answered in words.
+	c.send(
+		ev(36, "tool_use", `"turn":4,"id":"p1","name":"ExitPlanMode","input":{"plan":"## Plan\n1. read\n2. write"}`),
+		ev(37, "permission_request", `"turn":4,"id":"p1","name":"ExitPlanMode","input":{},"reason":"approve the plan","choices":["approve_accept_edits","approve_default","keep_planning"],"plan":"## Plan\n1. read\n2. write <script>x</script>"`),
+	)
+	wait(`document.querySelector('.dialog.permission[data-id="p1"] .plan h2') !== null`)
+	if got := webtest.Eval[[]string](t, ctx, `[...document.querySelectorAll('.dialog[data-id="p1"] button')].map(b => b.textContent)`); !slices.Equal(got, []string{"Approve, accept edits", "Approve, ask before edits", "Keep planning"}) {
+		t.Errorf("plan choices %q", got)
 	}
+	if got := webtest.Eval[string](t, ctx, `document.querySelector('.dialog[data-id="p1"] .plan ol').textContent`); got != "readwrite <script>x</script>" {
+		t.Errorf("plan list %q", got)
+	}
+	webtest.Screenshot(t, ctx, "plan")
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`.dialog[data-id="p1"] .note`), "test first"),
+		chromedp.Click(chromedp.CSS(`.dialog[data-id="p1"] button[data-choice="keep_planning"]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.expect("permission"); m["decision"] != "keep_planning" || m["note"] != "test first" || m["id"] != "p1" {
+		t.Errorf("plan decision %v", m)
+	}
+	c.send(ev(38, "question", `"turn":4,"id":"q2","question":"Name?","options":["a"]`))
+	wait(`document.querySelector('.dialog.question[data-id="q2"]') !== null`)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`.dialog[data-id="q2"] .note`), "my own\r")); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.expect("answer"); m["text"] != "my own" || m["option"] != nil || m["id"] != "q2" {
+		t.Errorf("free answer %v", m)
+	}
+	c.send(ev(39, "loop_complete", `"reason":"done","turns":4,"final_text":"","usage":{},"cost_usd":0.03,"duration_ms":900`))
 
 	// A reload resumes the session from nothing: the server replays it from
 	// the transcript (frames without seq), which replaces the page.
@@ -500,4 +536,23 @@ func TestMarkdownInBrowser(t *testing.T) {
 			t.Errorf("render(%q)\n got %s\nwant %s", c.md, got, c.html)
 		}
 	}
+}
+
+// TestWrongToken: a refused connection is retried, and the page says what
+// to check; without a token it says where to find one.
+func TestWrongToken(t *testing.T) {
+	ctx := webtest.Browser(t)
+	f := newFakeServer(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(f.srv.URL+"/#token=wrong")); err != nil {
+		t.Fatal(err)
+	}
+	webtest.WaitJS(t, ctx, 15*time.Second, `document.getElementById('notice').textContent.includes('Cannot reach nova serve') && document.getElementById('conn').textContent === 'reconnecting'`, "document.body.innerText")
+	if !webtest.Eval[bool](t, ctx, `document.getElementById('prompt').disabled`) {
+		t.Error("the prompt box is enabled without a connection")
+	}
+	webtest.Eval[any](t, ctx, "sessionStorage.clear()")
+	if err := chromedp.Do(ctx, chromedp.Navigate(f.srv.URL+"/?again")); err != nil {
+		t.Fatal(err)
+	}
+	webtest.WaitJS(t, ctx, 5*time.Second, `document.getElementById('notice').textContent.includes('#token=')`, "document.body.innerText")
 }

@@ -63,9 +63,10 @@ let T;
 function resetTimeline() {
   T = {
     main: lane($('timeline')),
-    cards: new Map(), // tool call id -> card
-    asks: new Map(), // permission/question id -> dialog
-    resolved: new Set(), // ids whose dialog is settled
+    cards: new Map(), // key(agent, call id) -> card
+    tasks: new Map(), // a Task call's id -> its card, where its subagent's events go
+    asks: new Map(), // key(agent, request id) -> dialog
+    resolved: new Set(), // keys whose dialog is settled
     searches: new Map(),
   };
   $('timeline').replaceChildren();
@@ -81,6 +82,12 @@ function resetTimeline() {
 // block until another entry comes.
 function lane(root) {
   return { root, text: null, thinking: null };
+}
+
+// key names a call or request: ids are unique only within one agent's
+// conversation, so a subagent's carry its agent_id.
+function key(ev) {
+  return (ev.agent_id || '') + '/' + ev.id;
 }
 
 // --- connection
@@ -135,6 +142,7 @@ function connect() {
     const wait = Math.min(5000, 250 * 2 ** S.attempts++);
     setConn('reconnecting', 'bad');
     if (e.code === 1008 || e.code === 1009) notice(`The server closed the connection (${e.code} ${e.reason}); reconnecting…`);
+    else if (S.attempts >= 4) notice('Cannot reach nova serve: is it running, and is this the address it printed (with its token)? Retrying…');
     setTimeout(connect, wait);
   };
 }
@@ -238,7 +246,7 @@ function onError(f) {
   if (what === 'permission' || what === 'answer') {
     // Refused: show the dialog again if the request is still open.
     const id = ref.slice(what.length + 1);
-    for (const [k, d] of T.asks) if ((!id || k === id) && !T.resolved.has(k)) d.hidden = false;
+    for (const [k, d] of T.asks) if ((!id || d.dataset.id === id) && !T.resolved.has(k)) d.hidden = false;
   }
   if (what === 'set_mode') $('mode').value = S.mode;
   if (what === 'prompt') {
@@ -314,6 +322,8 @@ function onEvent(ev) {
       else loopComplete(ev);
       break;
     case 'result':
+      // The run is over: whatever it asked is void.
+      for (const k of [...T.asks.keys()]) settle(k);
       if (!child) resultLine(ev);
       break;
     case 'user_prompt':
@@ -408,6 +418,7 @@ function summary(name, inp) {
     case 'AskUserQuestion': return s(inp.question);
     case 'BashOutput': return s(inp.bash_id);
     case 'KillShell': return s(inp.shell_id);
+    case 'ExitPlanMode': return 'a plan to approve';
   }
   const j = JSON.stringify(inp);
   return j && j !== '{}' ? j : '';
@@ -424,6 +435,14 @@ function inputView(name, inp) {
   }
   if (name === 'Bash' && typeof inp.command === 'string') {
     return el('pre', 'command', '$ ' + inp.command);
+  }
+  if (name === 'ExitPlanMode' && typeof inp.plan === 'string') {
+    const d = el('details', 'input');
+    d.appendChild(el('summary', null, 'plan'));
+    const plan = el('div', 'plan markdown');
+    plan.appendChild(render(inp.plan));
+    d.appendChild(plan);
+    return d;
   }
   if (name === 'Task' && typeof inp.prompt === 'string') {
     const d = el('details', 'input');
@@ -450,16 +469,17 @@ function diffView(rows, note) {
 }
 
 function toolUse(ln, ev, child) {
-  let card = T.cards.get(ev.id);
-  if (card) return; // a placeholder made by an early child event, or a replay
-  card = makeCard(ev.id, ev.name, parseInput(ev.input));
+  // Known: a replay, or a Task whose subagent's events came first.
+  if (T.cards.has(key(ev)) || (ev.name === 'Task' && T.tasks.has(ev.id))) return;
+  const card = makeCard(ev, ev.name, parseInput(ev.input));
   add(ln, card.el);
   if (child) childStats(ev.parent_tool_use_id, { tool: ev.name + (card.summary ? ' ' + card.summary : '') });
 }
 
-function makeCard(id, name, inp) {
+function makeCard(ev, name, inp) {
   const root = el('div', 'card tool running');
-  root.dataset.id = id;
+  root.dataset.id = ev.id;
+  if (ev.agent_id) root.dataset.agent = ev.agent_id;
   root.dataset.tool = name || '';
   const head = el('div', 'card-head');
   head.appendChild(el('span', 'dot'));
@@ -471,7 +491,8 @@ function makeCard(id, name, inp) {
   root.appendChild(head);
   if (name !== 'TodoWrite' && name !== 'AskUserQuestion') root.appendChild(inputView(name, inp));
   const card = { el: root, state, name, summary: sum, lane: null, sub: null };
-  T.cards.set(id, card);
+  T.cards.set(key(ev), card);
+  if (name === 'Task') T.tasks.set(ev.id, card);
   return card;
 }
 
@@ -482,17 +503,17 @@ function setState(card, cls, text) {
 }
 
 function toolDone(ev) {
-  const card = T.cards.get(ev.id);
-  settle(ev.id);
+  const card = T.cards.get(key(ev));
+  settle(key(ev));
   if (!card) return;
   setState(card, ev.is_error ? 'error' : 'done', (ev.is_error ? 'failed' : 'done') + ' · ' + fmtMs(ev.duration_ms));
 }
 
 function toolResult(ln, ev) {
-  let card = T.cards.get(ev.id);
-  settle(ev.id);
+  let card = T.cards.get(key(ev));
+  settle(key(ev));
   if (!card) {
-    card = makeCard(ev.id, ev.name, {});
+    card = makeCard(ev, ev.name, {});
     add(ln, card.el);
   }
   if (ev.denied) setState(card, 'denied', 'denied');
@@ -518,10 +539,10 @@ function toolResult(ln, ev) {
 // --- subagents: a Task card holds its subagent's events
 
 function childLane(taskId) {
-  let card = T.cards.get(taskId);
+  let card = T.tasks.get(taskId);
   if (!card) {
     // A child event before its Task call (a replay cut short): a card to hold it.
-    card = makeCard(taskId, 'Task', {});
+    card = makeCard({ id: taskId }, 'Task', {});
     add(T.main, card.el);
   }
   if (!card.lane) {
@@ -541,7 +562,7 @@ function childLane(taskId) {
 
 function childStats(taskId, u) {
   childLane(taskId);
-  const c = T.cards.get(taskId);
+  const c = T.tasks.get(taskId);
   const s = c.sub;
   if (u.tool) { s.tools++; s.last = u.tool; }
   if (u.turn) s.turns = Math.max(s.turns, u.turn);
@@ -576,8 +597,9 @@ const CHOICE_LABELS = {
 const MODE_AFTER = { approve_accept_edits: 'acceptEdits', approve_default: 'default' };
 
 function askPermission(ev) {
-  if (T.asks.has(ev.id) || T.resolved.has(ev.id)) return;
-  const card = T.cards.get(ev.id);
+  const k = key(ev);
+  if (T.asks.has(k) || T.resolved.has(k)) return;
+  const card = T.cards.get(k);
   if (card) setState(card, 'waiting', 'waiting for approval');
   const d = el('div', 'dialog permission');
   d.setAttribute('role', 'dialog');
@@ -624,14 +646,14 @@ function askPermission(ev) {
     buttons.appendChild(b);
   }
   d.appendChild(buttons);
-  T.asks.set(ev.id, d);
+  T.asks.set(key(ev), d);
   $('dialogs').appendChild(d);
   updateControls();
   d.scrollIntoView({ block: 'nearest' });
 }
 
 function askQuestion(ev) {
-  if (T.asks.has(ev.id) || T.resolved.has(ev.id)) return;
+  if (T.asks.has(key(ev)) || T.resolved.has(key(ev))) return;
   const d = el('div', 'dialog question');
   d.setAttribute('role', 'dialog');
   d.dataset.id = ev.id;
@@ -664,7 +686,7 @@ function askQuestion(ev) {
   input.addEventListener('keydown', (e) => { if (e.key === 'Enter') submit(); });
   row.append(input, ok);
   d.appendChild(row);
-  T.asks.set(ev.id, d);
+  T.asks.set(key(ev), d);
   $('dialogs').appendChild(d);
   updateControls();
   d.scrollIntoView({ block: 'nearest' });
@@ -672,19 +694,19 @@ function askQuestion(ev) {
 
 // resolved: a request was answered, here or by another client.
 function resolved(ev) {
-  settle(ev.id);
-  const card = T.cards.get(ev.id);
+  settle(key(ev));
+  const card = T.cards.get(key(ev));
   if (card && ev.decision && ev.decision !== 'deny' && ev.decision !== 'keep_planning') setState(card, 'running', 'running');
 }
 
 // settle closes the dialog of a call that has been decided (here or by
 // another client) or ended.
-function settle(id) {
-  T.resolved.add(id);
-  const d = T.asks.get(id);
+function settle(k) {
+  T.resolved.add(k);
+  const d = T.asks.get(k);
   if (d) {
     d.remove();
-    T.asks.delete(id);
+    T.asks.delete(k);
   }
 }
 
@@ -709,7 +731,7 @@ function showTodos(todos) {
 function webSearch(ln, ev) {
   const text = ev.status === 'unavailable'
     ? 'web search unavailable: ' + (ev.error || '')
-    : `🔎 ${ev.query} — ${ev.status}${ev.results ? ` (${ev.results.length} result${ev.results.length === 1 ? '' : 's'})` : ''}${ev.error ? ': ' + ev.error : ''}`;
+    : `search: ${ev.query} — ${ev.status}${ev.results ? ` (${ev.results.length} result${ev.results.length === 1 ? '' : 's'})` : ''}${ev.error ? ': ' + ev.error : ''}`;
   const old = ev.id && T.searches.get(ev.id);
   if (old) {
     old.textContent = text;
