@@ -57,10 +57,16 @@ func (p *Pool) Run(ctx context.Context, tasks []Task, started func(Task)) iter.S
 		defer cancel()
 
 		next := make(chan Task)
-		// Unbuffered: a worker hands its result over before it takes the
-		// next task, and the consumer below drains until the last worker
-		// closes it, so no result of a task that ended is lost.
-		results := make(chan TaskResult)
+		// A worker hands its result over and waits until it is yielded
+		// before it takes the next task, so that a consumer counting
+		// running tasks never sees more than Parallel. The consumer below
+		// drains until the last worker closes results, so no result of a
+		// task that ended is lost.
+		type handover struct {
+			r    TaskResult
+			done chan struct{}
+		}
+		results := make(chan handover)
 		var g errgroup.Group
 		g.Go(func() error {
 			defer close(next)
@@ -82,6 +88,7 @@ func (p *Pool) Run(ctx context.Context, tasks []Task, started func(Task)) iter.S
 						close(results)
 					}
 				}()
+				done := make(chan struct{}, 1)
 				for t := range next {
 					if ctx.Err() != nil {
 						continue // handed over as ctx ended: not started
@@ -93,17 +100,19 @@ func (p *Pool) Run(ctx context.Context, tasks []Task, started func(Task)) iter.S
 					if r.Subtype == SubtypeCancelled && ctx.Err() != nil {
 						continue // stopped, not ended
 					}
-					results <- r
+					results <- handover{r, done}
+					<-done
 				}
 				return nil
 			})
 		}
 		stopped := false
-		for r := range results {
-			if !stopped && !yield(r) {
+		for h := range results {
+			if !stopped && !yield(h.r) {
 				stopped = true
 				cancel()
 			}
+			h.done <- struct{}{}
 		}
 		_ = g.Wait() // the workers have closed results: this returns at once
 	}

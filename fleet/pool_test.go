@@ -157,3 +157,20 @@ func TestPoolNoTasks(t *testing.T) {
 		t.Error("a result")
 	}
 }
+
+// Through a Batch, the running count never passes Parallel: a worker
+// takes its next task only once its last result was counted.
+func TestPoolRunningCount(t *testing.T) {
+	p := &Pool{Parallel: 3, runTask: func(ctx context.Context, task Task, cfg Config) TaskResult {
+		time.Sleep(time.Millisecond)
+		return success(task)
+	}}
+	peak := 0
+	sum, err := (&Batch{Engine: p, Progress: func(pr Progress) { peak = max(peak, pr.Running) }}).Run(t.Context(), tasksN(40))
+	if err != nil || sum.Done != 40 {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	if peak != 3 {
+		t.Errorf("at most %d running, want 3", peak)
+	}
+}
