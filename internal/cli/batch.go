@@ -117,14 +117,14 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 			patchDir = strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".patches"
 		}
 	}
-	pool := &fleet.Pool{Parallel: opts.Parallel, Config: fleet.Config{
+	cfg := fleet.Config{
 		Defaults: fleet.Task{Provider: opts.Provider, Model: opts.Model, PermissionMode: opts.PermissionMode,
 			AllowedTools: opts.AllowedTools, MaxTurns: opts.MaxTurns, Timeout: fleet.Duration(opts.Timeout)},
 		PatchDir: patchDir,
-	}}
+	}
 	prog := newBatchProgress(errOut, opts.IO.StderrIsTTY, len(tasks))
 	stop := prog.start()
-	sum, runErr := (&fleet.Batch{Engine: pool, Results: res, Progress: prog.update}).Run(ctx, tasks)
+	sum, runErr := (&fleet.Batch{Engine: batchEngine(opts, cfg), Results: res, Progress: prog.update}).Run(ctx, tasks)
 	stop()
 	if err := res.Close(); err != nil && runErr == nil {
 		runErr = err
@@ -139,6 +139,14 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		return exitError{printmode.ExitError}
 	}
 	return nil
+}
+
+// batchEngine is the engine the tasks run on: the local worker pool, the
+// one engine so far. Another (a cluster's) is chosen here by a flag of its
+// own and gets the same Config: its workers run each task with
+// fleet.RunTask.
+func batchEngine(opts *BatchOptions, cfg fleet.Config) fleet.Engine {
+	return &fleet.Pool{Parallel: opts.Parallel, Config: cfg}
 }
 
 // readTasks parses the task file, reporting each invalid line.
