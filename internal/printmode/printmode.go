@@ -318,10 +318,11 @@ func (p *Printer) resultOf(e event.LoopComplete) Result {
 	return r
 }
 
-// Result is the run's result object, as json and stream-json write it
-// last: built from its loop_complete, or, before one was handled, saying
-// the run ended without a result. Other frontends that carry stream-json's
-// events (nova serve) send it after each run.
+// Result is the result line of the events handled so far: what Finish
+// writes in json and stream-json. Before a LoopComplete (the loop cannot
+// stop without one, unless the printer itself stopped it) it is an error
+// result saying so. Callers that keep results themselves (nova batch) take
+// it instead of calling Finish.
 func (p *Printer) Result() Result {
 	if p.result != nil {
 		return *p.result
@@ -331,8 +332,6 @@ func (p *Printer) Result() Result {
 }
 
 // Finish writes the closing output and returns the process exit code.
-// ended is false when the loop stopped without a LoopComplete (it cannot,
-// unless the printer itself stopped it).
 func (p *Printer) Finish() int {
 	res := p.Result()
 	r := &res
