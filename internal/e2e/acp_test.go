@@ -178,7 +178,12 @@ func (r *acpRun) view(ws string) acpView {
 	short := func(s string) string { return strings.ReplaceAll(s, ws, "$WS") }
 	var text *string // the text run being added to
 	for _, l := range r.lines {
-		if l.T != "update" || (l.Update.SessionUpdate != "agent_message_chunk" && l.Update.SessionUpdate != "agent_thought_chunk") {
+		// Chunks join up to the next entry of the stream or the next
+		// call; a status update of an earlier call, or its permission
+		// (both kept apart, in Calls), may come between two chunks of one
+		// message: calls run while the model is still talking.
+		if l.T == "prompt" || (l.T == "update" && l.Update.SessionUpdate != "agent_message_chunk" && l.Update.SessionUpdate != "agent_thought_chunk" &&
+			l.Update.SessionUpdate != "tool_call_update") {
 			text = nil
 		}
 		switch l.T {
