@@ -46,6 +46,20 @@ func bashCall(id, command string, background bool) llmtest.Block {
 
 func turn(blocks ...llmtest.Block) llmtest.Turn { return priced(llmtest.Turn{Blocks: blocks}) }
 
+// openFor opens a session closed at the test's end, and a context that
+// bounds the test's runs.
+func openFor(t *testing.T, opts nova.Options) (*nova.Session, context.Context) {
+	t.Helper()
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return s, ctx
+}
+
 // sendAll runs one prompt and returns its events (children's included, as
 // event.Child) and the run's end.
 func sendAll(t *testing.T, s *nova.Session, ctx context.Context, prompt string) ([]event.Event, event.LoopComplete) {
@@ -168,13 +182,7 @@ func TestCancelStopsSubagents(t *testing.T) {
 	srv.SetFallback(llmtest.Conversations(scripts))
 	opts := testOptions(t, srv)
 	opts.PermissionMode = "bypassPermissions"
-	s, err := nova.Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	s, ctx := openFor(t, opts)
 	running := map[string]bool{}
 	results := map[string]event.ToolResult{}
 	var lc event.LoopComplete
@@ -219,13 +227,7 @@ func TestBackgroundCommandIsDelivered(t *testing.T) {
 	defer srv.Close()
 	opts := testOptions(t, srv)
 	opts.PermissionMode = "bypassPermissions"
-	s, err := nova.Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	s, ctx := openFor(t, opts)
 	evs, lc := sendAll(t, s, ctx, "Run it in the background.")
 	if lc.Reason != event.ReasonDone || lc.FinalText != "It finished." {
 		t.Fatalf("loop_complete = %+v", lc)
@@ -291,13 +293,7 @@ func TestTeamMailbox(t *testing.T) {
 	}))
 	opts := testOptions(t, srv)
 	opts.PermissionMode = "bypassPermissions"
-	s, err := nova.Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	s, ctx := openFor(t, opts)
 	evs, lc := sendAll(t, s, ctx, "Start the team.")
 	if lc.Reason != event.ReasonDone {
 		t.Fatalf("loop_complete = %+v", lc)
@@ -374,13 +370,7 @@ func TestSubagentTypes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(agents, "reviewer.md"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := nova.Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	s, ctx := openFor(t, opts)
 	evs, lc := sendAll(t, s, ctx, "Go.")
 	if lc.Reason != event.ReasonDone {
 		t.Fatalf("loop_complete = %+v", lc)
@@ -468,13 +458,7 @@ func TestSubagentsEditingOneFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("line one\nline two\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := nova.Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	s, ctx := openFor(t, opts)
 	evs, lc := sendAll(t, s, ctx, "Edit it twice.")
 	if lc.Reason != event.ReasonDone {
 		t.Fatalf("loop_complete = %+v", lc)
@@ -514,13 +498,7 @@ func TestSubagentAsksLikeTheParent(t *testing.T) {
 		asked = append(asked, req.Tool+" "+string(req.Input))
 		return nova.Allow()
 	}
-	s, err := nova.Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	s, ctx := openFor(t, opts)
 	_, lc := sendAll(t, s, ctx, "Make the file.")
 	if lc.Reason != event.ReasonDone {
 		t.Fatalf("loop_complete = %+v", lc)
@@ -549,13 +527,7 @@ func TestTaskOutputWaitsForATeammate(t *testing.T) {
 	}))
 	opts := testOptions(t, srv)
 	opts.PermissionMode = "bypassPermissions"
-	s, err := nova.Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	s, ctx := openFor(t, opts)
 	evs, lc := sendAll(t, s, ctx, "Work with gamma.")
 	if lc.Reason != event.ReasonDone || lc.FinalText != "gamma is done" {
 		t.Fatalf("loop_complete = %+v", lc)
