@@ -15,6 +15,17 @@ const (
 	providerOpenAIChat = "openai-chat"
 )
 
+// ValidProvider returns an error naming the providers unless name is one
+// (or empty, which means the environment's and settings' choice), so that
+// a caller can check a name before it opens a session with it.
+func ValidProvider(name string) error {
+	switch name {
+	case "", providerAnthropic, providerOpenAI, providerOpenAIChat:
+		return nil
+	}
+	return fmt.Errorf("unknown provider %q (available: anthropic, openai, openai-chat)", name)
+}
+
 // endpoint is the resolved choice of protocol, credentials and model.
 type endpoint struct {
 	Provider string
@@ -79,7 +90,7 @@ func chooseEndpoint(flagProvider, flagModel string, s config.Settings, getenv fu
 			return e, errors.New("OPENAI_API_KEY is not set; export your key (or OPENAI_BASE_URL for a local OpenAI-compatible server) and run again")
 		}
 	default:
-		return endpoint{}, fmt.Errorf("unknown provider %q (available: anthropic, openai, openai-chat)", name)
+		return endpoint{}, ValidProvider(name)
 	}
 	if e.BaseURL != "" {
 		if u, err := url.Parse(e.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {

@@ -42,7 +42,7 @@ func main() {
 	spawn := flag.Bool("spawn", false, "internal: baseline spawns bash -c 'echo hi' per tool turn")
 	idleBase = flag.String("idlebase", "", "path of bench/idlebase, the idle-TUI baseline")
 	novaUpstream = flag.String("nova-upstream", "", "path of nova built on upstream Bubble Tea (bench/run.sh), for the keystroke comparison")
-	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages), paced (the paced three-call turn), rss (process and binary size), subagents (three subagents side by side against one after another) or mcp (time to the first request with MCP servers configured)")
+	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages), paced (the paced three-call turn), rss (process and binary size), subagents (three subagents side by side against one after another), mcp (time to the first request with MCP servers configured) or batch (100 scripted tasks through nova batch against nova -p run 100 times)")
 	novaOld := flag.String("nova-old", "", "an earlier build of nova, measured beside this one in the paced turn")
 	flag.StringVar(&oldLabel, "nova-old-label", oldLabel, "how the paced table names the earlier build")
 	cache := flag.String("cache", "as-is", "with -only rss, how the binary sits in the page cache: as-is, cold (evicted, paged in by the runs), reread (evicted, then read whole like cat) or all (as-is, then cold, then reread)")
@@ -58,6 +58,15 @@ func main() {
 	}
 	if *only == "subagents" {
 		out, err := subagentsReport(context.Background(), *nova, *runs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "novabench:", err)
+			os.Exit(1)
+		}
+		fmt.Print(out)
+		return
+	}
+	if *only == "batch" {
+		out, err := batchReport(context.Background(), *nova, *runs)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "novabench:", err)
 			os.Exit(1)
@@ -133,12 +142,17 @@ type measured struct {
 }
 
 func runProc(ctx context.Context, env []string, name string, args ...string) (measured, []byte, error) {
+	return runProcTo(ctx, env, os.Stderr, name, args...)
+}
+
+// runProcTo is runProc with the process's standard error going to stderr.
+func runProcTo(ctx context.Context, env []string, stderr io.Writer, name string, args ...string) (measured, []byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader("")
 	var out strings.Builder
 	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return measured{}, nil, err

@@ -240,11 +240,26 @@ var depRules = []depRule{
 			{"internal/tui/...", "an SDK user picks their own frontend"},
 			{"internal/printmode", "an SDK user picks their own frontend"},
 		}, without(without(heavy, anthropicSDK), landlock)...)},
+	// Fleets: many sessions of the SDK, each collected as print mode
+	// collects one; nothing of the loop's parts directly, no frontend
+	// that draws.
+	{pkg: "fleet", direct: true,
+		ours: []reach{
+			{".", "each task is a session of the SDK"},
+			{"internal/printmode", "a task's result is print mode's result line (fleet.Result)"},
+		},
+		forbid: []reach{
+			{"internal/cli", "nova batch is built on fleet, not the reverse"},
+			{"internal/tui/...", "a batch draws nothing"},
+			{"agent", "a task is a session: RunTask goes through the SDK, so every engine runs the same loop as nova -p"},
+			{"github.com/spf13/cobra/...", "the command line is internal/cli's"},
+		}},
 	// The CLI: the SDK, the events, the frontends and the streams — its own
 	// imports, so the SDK can never fall behind what the CLI does.
 	{pkg: "internal/cli", direct: true,
 		ours: []reach{
 			{".", "the SDK"},
+			{"fleet", "nova batch runs its tasks through fleet"},
 			{"event", "what the frontends consume"},
 			{"internal/printmode", "a frontend"},
 			{"internal/tui", "a frontend"},

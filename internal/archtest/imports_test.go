@@ -59,10 +59,20 @@ var sdkInternals = map[string]bool{
 	module + "/internal/gitexclude":  true,
 }
 
+// publicInternals are the internal packages a public package other than
+// the SDK uses, each with its reason.
+var publicInternals = map[string]map[string]string{
+	// A batch's result lines are print mode's result object plus the
+	// task's id: one definition of that JSON, so that the two never drift
+	// apart. fleet re-exports the type (fleet.Result, an alias).
+	"fleet": {module + "/internal/printmode": "a batch result is print mode's result line"},
+}
+
 // cliImports are the module packages internal/cli may import.
 var cliImports = map[string]bool{
 	module:                         true, // the SDK
 	module + "/event":              true,
+	module + "/fleet":              true, // nova batch
 	module + "/internal/iostreams": true,
 	module + "/internal/printmode": true,
 	module + "/internal/tui":       true,
@@ -116,12 +126,12 @@ func TestImportRules(t *testing.T) {
 			}
 		}
 		// Public packages never reach into internal/, but for the SDK at
-		// the module root: settings files, the context block and git's
+		// the module root — settings files, the context block and git's
 		// exclude list are how it does what the CLI does, and none of
-		// their types appear in its API.
+		// their types appear in its API — and publicInternals.
 		if !strings.HasPrefix(pkg, "internal") && !strings.HasPrefix(pkg, "cmd") && !strings.HasPrefix(pkg, "bench") {
 			for _, im := range ims {
-				if strings.HasPrefix(im, module+"/internal") && !(pkg == "." && sdkInternals[im]) {
+				if strings.HasPrefix(im, module+"/internal") && !(pkg == "." && sdkInternals[im]) && publicInternals[pkg][im] == "" {
 					t.Errorf("public package %s imports %s", pkg, im)
 				}
 			}

@@ -19,12 +19,15 @@ type IOStreams struct {
 	// terminals.
 	StdinIsTTY  bool
 	StdoutIsTTY bool
+	// StderrIsTTY reports whether ErrOut is one: progress that redraws a
+	// line in place (nova batch) only then.
+	StderrIsTTY bool
 }
 
 // System returns the process's streams.
 func System() *IOStreams {
 	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		StdinIsTTY: isTerminal(os.Stdin), StdoutIsTTY: isTerminal(os.Stdout)}
+		StdinIsTTY: isTerminal(os.Stdin), StdoutIsTTY: isTerminal(os.Stdout), StderrIsTTY: isTerminal(os.Stderr)}
 }
 
 // Test returns streams backed by buffers: input, output, error output.

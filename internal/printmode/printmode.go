@@ -318,15 +318,23 @@ func (p *Printer) resultOf(e event.LoopComplete) Result {
 	return r
 }
 
-// Finish writes the closing output and returns the process exit code.
-// ended is false when the loop stopped without a LoopComplete (it cannot,
-// unless the printer itself stopped it).
-func (p *Printer) Finish() int {
-	r := p.result
-	if r == nil {
-		r = &Result{Type: "result", Subtype: SubtypeError, IsError: true, Error: "the run ended without a result", SessionID: p.sessionID,
-			ToolCalls: p.calls, PermissionDenials: p.permissionDenials(), Subagents: p.subagents}
+// Result is the result line of the events handled so far: what Finish
+// writes in json and stream-json. Before a LoopComplete (the loop cannot
+// stop without one, unless the printer itself stopped it) it is an error
+// result saying so. Callers that keep results themselves (nova batch) take
+// it instead of calling Finish.
+func (p *Printer) Result() Result {
+	if p.result != nil {
+		return *p.result
 	}
+	return Result{Type: "result", Subtype: SubtypeError, IsError: true, Error: "the run ended without a result", SessionID: p.sessionID,
+		ToolCalls: p.calls, PermissionDenials: p.permissionDenials(), Subagents: p.subagents}
+}
+
+// Finish writes the closing output and returns the process exit code.
+func (p *Printer) Finish() int {
+	res := p.Result()
+	r := &res
 	// Whatever the format: a run that "succeeded" while its edits and
 	// commands were refused must not look like one that did the work.
 	// Standard error is for the person; the JSON result carries the same.
