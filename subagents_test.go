@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/novacode/nova"
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/llm"
@@ -637,5 +640,51 @@ func TestContinueStepsANamedSession(t *testing.T) {
 	}
 	if runErr == nil || !strings.Contains(runErr.Error(), "nothing to continue") {
 		t.Errorf("Continue of an empty session: %v", runErr)
+	}
+}
+
+// A step whose session already ended with the model's answer (an engine
+// retrying a step whose first attempt finished but whose result was lost)
+// is not sent to the model again: Continue reports the answer and the
+// session's totals at once.
+func TestContinueAfterTheAnswerEndsAtOnce(t *testing.T) {
+	srv := llmtest.NewServer(
+		turn(bashCall("c1", "echo one", false)),
+		turn(llmtest.Text("finished")),
+	)
+	defer srv.Close()
+	opts := testOptions(t, srv)
+	opts.PermissionMode = "bypassPermissions"
+	opts.SessionID = "fleet-task-done"
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = collect(t, s, "go")
+	first := s.Result()
+	s.Close()
+	if first.Reason != "done" || first.Turns != 2 {
+		t.Fatalf("first run: reason %s, %d turns", first.Reason, first.Turns)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err = nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, err := range s.Continue(ctx) {
+		if err != nil {
+			t.Errorf("Continue: %v", err)
+		}
+	}
+	got := s.Result()
+	want := nova.Result{SessionID: "fleet-task-done", Text: "finished", Reason: "done", Usage: first.Usage, CostUSD: first.CostUSD}
+	if d := cmp.Diff(want, got, cmpopts.IgnoreFields(nova.Result{}, "Duration")); d != "" {
+		t.Errorf("Continue of an answered session (-want +got):\n%s", d)
+	}
+	if n := len(modelCalls(srv)); n != 2 {
+		t.Errorf("%d model calls, want 2 (the answered conversation is not sent again)", n)
 	}
 }
