@@ -246,6 +246,7 @@ var depRules = []depRule{
 	{pkg: "fleet", direct: true,
 		ours: []reach{
 			{".", "each task is a session of the SDK"},
+			{"event", "a session's events, collected into its result (Collect)"},
 			{"internal/printmode", "a task's result is print mode's result line (fleet.Result)"},
 		},
 		forbid: []reach{
