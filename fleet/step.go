@@ -45,6 +45,12 @@ var unsafeSessionChar = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 func Step(ctx context.Context, t Task, cfg Config, ws Workspace, sessionID string, each func(event.Event)) (Result, error) {
 	o := SessionOptions(t, cfg, ws)
 	o.SessionID, o.MaxTurns, o.InMemory = sessionID, 1, false
+	// A subagent runs whole within its parent's step, to the task's own
+	// limit, as under RunTask.
+	o.SubagentMaxTurns = t.MaxTurns
+	if t.MaxTurns == 0 {
+		o.SubagentMaxTurns = -1
+	}
 	s, err := nova.Open(ctx, o)
 	if err != nil {
 		return Result{}, fmt.Errorf("open session %s in %s: %w", sessionID, ws.Dir, err)
