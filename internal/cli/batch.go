@@ -38,6 +38,11 @@ type BatchOptions struct {
 	AllowedTools   []string
 	MaxTurns       int
 	Timeout        time.Duration
+
+	// Engine is "local" (the default: a worker pool here) or "temporal"
+	// (workflows on a Temporal cluster, run by nova worker).
+	Engine   string
+	Temporal TemporalOptions
 }
 
 func newCmdBatch(ios *iostreams.IOStreams, runF func(context.Context, *BatchOptions) error) *cobra.Command {
@@ -59,7 +64,15 @@ their defaults. A line that is not a valid task is reported and skipped.
 Results go to --out (default: standard output), one JSON line per task as it
 ends: print mode's result object with the task's id. Run the same command again
 after Ctrl-C or a crash: the tasks the file holds as done are skipped. The exit
-code is 0 when every task ran and succeeded, 1 otherwise, 130 when interrupted.`,
+code is 0 when every task ran and succeeded, 1 otherwise, 130 when interrupted.
+
+With --engine temporal each task is a workflow on a Temporal cluster, its id
+the task's, run by nova worker processes on any machines (see nova worker
+--help), which also decide --parallel and --patch-dir. Ctrl-C stops collecting,
+not the tasks: run the command again to collect them. A task id runs once: a
+task submitted again collects its first run's result. The Temporal engine is in
+nova-temporal, nova built with the Temporal SDK, which nova hands the command
+over to (go install github.com/novacode/nova/cmd/nova-temporal@latest).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.TasksFile = args[0]
@@ -78,8 +91,23 @@ code is 0 when every task ran and succeeded, 1 otherwise, 130 when interrupted.`
 			if opts.Timeout < 0 {
 				return fmt.Errorf("--timeout must be positive, got %s", opts.Timeout)
 			}
-			if runF != nil {
+			switch opts.Engine {
+			case "", "local", "temporal":
+			default:
+				return fmt.Errorf("unknown --engine %q (local or temporal)", opts.Engine)
+			}
+			if opts.Engine != "temporal" {
+				for _, name := range []string{"temporal-address", "namespace", "task-queue"} {
+					if cmd.Flags().Changed(name) {
+						return fmt.Errorf("--%s needs --engine temporal", name)
+					}
+				}
+			}
+			switch {
+			case runF != nil:
 				return runF(cmd.Context(), opts)
+			case opts.Engine == "temporal" && companionOf(cmd.Context()) == nil:
+				return handOver(cmd.Context())
 			}
 			return runBatch(cmd.Context(), opts)
 		},
@@ -94,6 +122,8 @@ code is 0 when every task ran and succeeded, 1 otherwise, 130 when interrupted.`
 	f.StringArrayVar(&opts.AllowedTools, "allowedTools", nil, "Default rules allowed without asking, e.g. \"Bash(go test:*),Edit\"")
 	f.IntVar(&opts.MaxTurns, "max-turns", 0, "Default limit of model calls per task (0: no limit)")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "Default time limit per task, e.g. 10m (0: none)")
+	f.StringVar(&opts.Engine, "engine", "local", "Where tasks run: local (a worker pool here) or temporal (nova worker processes, via a Temporal cluster)")
+	opts.Temporal.addFlags(f)
 	return cmd
 }
 
@@ -117,14 +147,23 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 			patchDir = strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".patches"
 		}
 	}
-	pool := &fleet.Pool{Parallel: opts.Parallel, Config: fleet.Config{
-		Defaults: fleet.Task{Provider: opts.Provider, Model: opts.Model, PermissionMode: opts.PermissionMode,
-			AllowedTools: opts.AllowedTools, MaxTurns: opts.MaxTurns, Timeout: fleet.Duration(opts.Timeout)},
-		PatchDir: patchDir,
-	}}
+	defaults := fleet.Task{Provider: opts.Provider, Model: opts.Model, PermissionMode: opts.PermissionMode,
+		AllowedTools: opts.AllowedTools, MaxTurns: opts.MaxTurns, Timeout: fleet.Duration(opts.Timeout)}
+	var engine fleet.Engine = &fleet.Pool{Parallel: opts.Parallel, Config: fleet.Config{Defaults: defaults, PatchDir: patchDir}}
+	if opts.Engine == "temporal" {
+		// The workers run the tasks, with their own settings, scratch and
+		// patch directories; the defaults travel with each task.
+		e, closeEngine, err := companionOf(ctx).Engine(ctx, opts.Temporal, defaults, errOut)
+		if err != nil {
+			_ = res.Close()
+			return err
+		}
+		defer closeEngine()
+		engine = e
+	}
 	prog := newBatchProgress(errOut, opts.IO.StderrIsTTY, len(tasks))
 	stop := prog.start()
-	sum, runErr := (&fleet.Batch{Engine: pool, Results: res, Progress: prog.update}).Run(ctx, tasks)
+	sum, runErr := (&fleet.Batch{Engine: engine, Results: res, Progress: prog.update}).Run(ctx, tasks)
 	stop()
 	if err := res.Close(); err != nil && runErr == nil {
 		runErr = err
