@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +21,8 @@ import (
 	"github.com/novacode/nova"
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/fleet"
+	"github.com/novacode/nova/llm"
+	"github.com/novacode/nova/session"
 )
 
 // Activities run a task's pieces on a worker, through fleet's functions.
@@ -91,7 +94,11 @@ func (a *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 		if err != nil {
 			return StepOutput{}, err
 		}
-		out := StepOutput{Subtype: r.Subtype, Turn: int(turn.Load())}
+		answers, err := a.answers(in.SessionID, ws.Dir)
+		if err != nil {
+			return StepOutput{}, err
+		}
+		out := StepOutput{Subtype: r.Subtype, Turn: int(turn.Load()), Answers: answers}
 		if out.Turn > 0 {
 			// Written even for a cancelled step: the calls it made are
 			// the task's.
@@ -134,8 +141,8 @@ func (a *Activities) Finish(ctx context.Context, in FinishInput) (fleet.TaskResu
 		t := in.Task
 		r := fleet.JoinSteps(steps, t.MaxTurns)
 		r.SessionID = in.SessionID
-		// A call cut short by a worker's death left no step result, but
-		// the session made it.
+		// A step cut short by a worker's death while its tools ran left no
+		// result, but its call's answer is the session's.
 		r.NumTurns = max(r.NumTurns, in.Turns)
 		ws := in.Workspace
 		switch {
@@ -162,15 +169,48 @@ func (a *Activities) Finish(ctx context.Context, in FinishInput) (fleet.TaskResu
 	})
 }
 
+// answers counts the model's answers the task's transcript holds: the
+// model calls the session completed, however many steps were cut short on
+// the way. (The transcript's turn numbers can skip one: a first call cut
+// short leaves its prompt recorded under its number.)
+func (a *Activities) answers(sessionID, dir string) (int, error) {
+	data, err := a.dataDir()
+	if err != nil {
+		return 0, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return 0, err
+	}
+	st, err := session.Load(filepath.Join(session.ProjectDir(data, abs), sessionID+".jsonl"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // nothing recorded yet: a run that failed before its prompt
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read the task's transcript: %w", err)
+	}
+	n := 0
+	for _, r := range st.Live {
+		if r.Type == session.TypeMessage && r.Message.Role == llm.RoleAssistant {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (a *Activities) dataDir() (string, error) {
+	if d := a.Config.Options.DataDir; d != "" {
+		return d, nil
+	}
+	return nova.DefaultDataDir()
+}
+
 // stepDir is where a task's step results are kept: beside the sessions in
 // the data directory, which every worker shares.
 func (a *Activities) stepDir(sessionID string) (string, error) {
-	data := a.Config.Options.DataDir
-	if data == "" {
-		var err error
-		if data, err = nova.DefaultDataDir(); err != nil {
-			return "", err
-		}
+	data, err := a.dataDir()
+	if err != nil {
+		return "", err
 	}
 	dir := filepath.Join(data, "fleet", sessionID)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

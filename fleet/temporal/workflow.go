@@ -53,7 +53,7 @@ type State struct {
 	// Started is when the task began, for its timeout.
 	Started time.Time `json:"started"`
 	// Steps counts the steps run, in every run; Turns the session's model
-	// calls so far (its highest turn number).
+	// calls so far (the answers its transcript holds).
 	Steps int `json:"steps"`
 	Turns int `json:"turns"`
 }
@@ -80,8 +80,11 @@ type StepOutput struct {
 	Subtype string `json:"subtype"`
 	// Turn is the turn number of the step's model call; 0 when it made
 	// none.
-	Turn   int           `json:"turn,omitempty"`
-	Result *fleet.Result `json:"result,omitempty"`
+	Turn int `json:"turn,omitempty"`
+	// Answers counts the model's answers the session holds after the
+	// step: its model calls so far.
+	Answers int           `json:"answers"`
+	Result  *fleet.Result `json:"result,omitempty"`
 }
 
 // FinishInput is Finish's argument: the task and how its steps ended.
@@ -89,7 +92,7 @@ type FinishInput struct {
 	Task      fleet.Task      `json:"task"`
 	SessionID string          `json:"session_id"`
 	Workspace fleet.Workspace `json:"workspace"`
-	// Turns is the session's model calls.
+	// Turns is the session's model calls (the answers it holds).
 	Turns int `json:"turns"`
 	// Last is the last step's result when it made no model call.
 	Last *fleet.Result `json:"last,omitempty"`
@@ -215,7 +218,7 @@ func Workflow(ctx workflow.Context, in Input) (fleet.TaskResult, error) {
 			}
 			break
 		}
-		st.Turns = max(st.Turns, out.Turn)
+		st.Turns = out.Answers
 		fin.Last = out.Result
 		if out.Subtype != fleet.SubtypeMaxTurns || (t.MaxTurns > 0 && st.Turns >= t.MaxTurns) {
 			break

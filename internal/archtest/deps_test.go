@@ -262,6 +262,8 @@ var depRules = []depRule{
 			{".", "a task's data directory (DefaultDataDir)"},
 			{"fleet", "every activity is fleet's Prepare, Step, JoinSteps and Finish: the engine is an option, not a fork of the loop"},
 			{"event", "a step's events: its turn, its heartbeats' progress"},
+			{"session", "a task's transcript, read for the model calls it holds"},
+			{"llm", "a transcript's messages"},
 		},
 		forbid: []reach{
 			{"agent", "a task is a session: steps go through the SDK (fleet.Step), as nova -p"},
