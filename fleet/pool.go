@@ -106,14 +106,29 @@ func (p *Pool) Run(ctx context.Context, tasks []Task, started func(Task)) iter.S
 				return nil
 			})
 		}
-		stopped := false
-		for h := range results {
-			if !stopped && !yield(h.r) {
-				stopped = true
-				cancel()
+		// However the loop below ends — every result yielded, the consumer
+		// stopping, or a panic in its body — the workers are released,
+		// the tasks still running cancelled, and every goroutine has ended
+		// when Run returns.
+		var yielding chan struct{} // the handover whose yield is running
+		defer func() {
+			if yielding != nil {
+				yielding <- struct{}{}
 			}
+			cancel()
+			for h := range results {
+				h.done <- struct{}{} // ended as the consumer left: not yielded
+			}
+			_ = g.Wait()
+		}()
+		for h := range results {
+			yielding = h.done
+			more := yield(h.r)
+			yielding = nil
 			h.done <- struct{}{}
+			if !more {
+				return
+			}
 		}
-		_ = g.Wait() // the workers have closed results: this returns at once
 	}
 }

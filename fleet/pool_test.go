@@ -174,3 +174,23 @@ func TestPoolRunningCount(t *testing.T) {
 		t.Errorf("at most %d running, want 3", peak)
 	}
 }
+
+// A panic in the consumer's loop body still stops and waits for the
+// workers (goleak checks).
+func TestPoolConsumerPanics(t *testing.T) {
+	p := &Pool{Parallel: 2, runTask: func(ctx context.Context, task Task, cfg Config) TaskResult {
+		if task.ID == "t00" {
+			return success(task)
+		}
+		<-ctx.Done()
+		return TaskResult{ID: task.ID, Result: Result{Subtype: SubtypeCancelled, IsError: true}}
+	}}
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic")
+		}
+	}()
+	for range p.Run(t.Context(), tasksN(5), nil) {
+		panic("consumer bug")
+	}
+}

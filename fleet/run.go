@@ -59,7 +59,8 @@ const DefaultMaxDiff = 64 << 10
 const diffTimeout = 2 * time.Minute
 
 // RunTask runs one task as a full print-mode session and returns its
-// result; it never fails otherwise. It prepares the workspace (the task's
+// result, which says what went wrong, if anything: RunTask has no error of
+// its own. It prepares the workspace (the task's
 // cwd, or a scratch clone of its git url at its ref), opens a nova.Session
 // with the task's options and a transcript of its own, sends the prompt,
 // collects the result as `nova -p --output-format json` does, takes the

@@ -147,20 +147,17 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 			patchDir = strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".patches"
 		}
 	}
-	defaults := fleet.Task{Provider: opts.Provider, Model: opts.Model, PermissionMode: opts.PermissionMode,
-		AllowedTools: opts.AllowedTools, MaxTurns: opts.MaxTurns, Timeout: fleet.Duration(opts.Timeout)}
-	var engine fleet.Engine = &fleet.Pool{Parallel: opts.Parallel, Config: fleet.Config{Defaults: defaults, PatchDir: patchDir}}
-	if opts.Engine == "temporal" {
-		// The workers run the tasks, with their own settings, scratch and
-		// patch directories; the defaults travel with each task.
-		e, closeEngine, err := companionOf(ctx).Engine(ctx, opts.Temporal, defaults, errOut)
-		if err != nil {
-			_ = res.Close()
-			return err
-		}
-		defer closeEngine()
-		engine = e
+	cfg := fleet.Config{
+		Defaults: fleet.Task{Provider: opts.Provider, Model: opts.Model, PermissionMode: opts.PermissionMode,
+			AllowedTools: opts.AllowedTools, MaxTurns: opts.MaxTurns, Timeout: fleet.Duration(opts.Timeout)},
+		PatchDir: patchDir,
 	}
+	engine, closeEngine, err := batchEngine(ctx, opts, cfg)
+	if err != nil {
+		_ = res.Close()
+		return err
+	}
+	defer closeEngine()
 	prog := newBatchProgress(errOut, opts.IO.StderrIsTTY, len(tasks))
 	stop := prog.start()
 	sum, runErr := (&fleet.Batch{Engine: engine, Results: res, Progress: prog.update}).Run(ctx, tasks)
@@ -178,6 +175,18 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		return exitError{printmode.ExitError}
 	}
 	return nil
+}
+
+// batchEngine is the engine the tasks run on, and what closes it: the
+// local worker pool, or (--engine temporal) the Temporal engine of the
+// companion (nova-temporal), whose workers run each task with fleet's
+// pieces, their own settings and directories; the defaults travel with
+// each task.
+func batchEngine(ctx context.Context, opts *BatchOptions, cfg fleet.Config) (fleet.Engine, func(), error) {
+	if opts.Engine == "temporal" {
+		return companionOf(ctx).Engine(ctx, opts.Temporal, cfg.Defaults, opts.IO.ErrOut)
+	}
+	return &fleet.Pool{Parallel: opts.Parallel, Config: cfg}, func() {}, nil
 }
 
 // readTasks parses the task file, reporting each invalid line.
