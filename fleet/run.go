@@ -60,11 +60,11 @@ const diffTimeout = 2 * time.Minute
 
 // RunTask runs one task as a full print-mode session and returns its
 // result, which says what went wrong, if anything: RunTask has no error of
-// its own. It prepares the workspace (the task's
-// cwd, or a scratch clone of its git url at its ref), opens a nova.Session
-// with the task's options and a transcript of its own, sends the prompt,
-// collects the result as `nova -p --output-format json` does, takes the
-// diff of a git task and removes the scratch clone.
+// its own. It prepares the workspace (the task's cwd, or a scratch clone of
+// its git url at its ref), opens a nova.Session with the task's options
+// and a transcript of its own, sends the prompt, collects the result as
+// `nova -p --output-format json` does, takes the diff of a git task and
+// removes the scratch clone.
 //
 // A task past its timeout fails (subtype error_during_execution). When ctx
 // ends first, the result has subtype cancelled: the task did not run to its
