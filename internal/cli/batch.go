@@ -257,9 +257,13 @@ func writeSummary(w io.Writer, opts *BatchOptions, s fleet.Summary, invalid int,
 		fmt.Fprintf(w, "nova: %s of %s invalid and skipped (see above)\n", plural(invalid, "line"), opts.TasksFile)
 	}
 	if s.NotRun > 0 {
-		if opts.Out != "" {
+		switch {
+		case opts.Engine == "temporal":
+			// Stopping the batch stopped collecting, not the workflows.
+			fmt.Fprintf(w, "nova: %d tasks not collected go on on the workers; run the same command again to collect them\n", s.NotRun)
+		case opts.Out != "":
 			fmt.Fprintf(w, "nova: run the same command again to run the %d tasks not run; those done are skipped\n", s.NotRun)
-		} else {
+		default:
 			fmt.Fprintf(w, "nova: %d tasks not run; with --out FILE, running the command again runs only those\n", s.NotRun)
 		}
 	}

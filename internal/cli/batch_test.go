@@ -186,27 +186,31 @@ func TestBatchSummary(t *testing.T) {
 	tests := []struct {
 		name        string
 		out         string
+		engine      string
 		sum         fleet.Summary
 		invalid     int
 		interrupted bool
 		want        string
 	}{
-		{"all done", "r.jsonl", fleet.Summary{Tally: fleet.Tally{Tasks: 1, Done: 1}, Wall: 1234 * time.Millisecond}, 0, false,
+		{"all done", "r.jsonl", "", fleet.Summary{Tally: fleet.Tally{Tasks: 1, Done: 1}, Wall: 1234 * time.Millisecond}, 0, false,
 			"nova: batch finished in 1.2s: 1 task, 1 done, 0 failed, 0 skipped (done before)\nnova: 0 tokens (0 in, 0 out), $0.0000\n"},
-		{"failures and an invalid line", "r.jsonl", fleet.Summary{Tally: tally, NotRun: 1, Wall: time.Minute}, 1, false,
+		{"failures and an invalid line", "r.jsonl", "", fleet.Summary{Tally: tally, NotRun: 1, Wall: time.Minute}, 1, false,
 			"nova: batch finished in 1m0s: 10 tasks, 6 done, 2 failed, 1 skipped (done before), 1 not run\n" +
 				"nova: 1.5M tokens (1.5M in, 2.3k out), $1.2346\n" +
 				"nova: 2 tasks failed; each one's line in r.jsonl says why\n" +
 				"nova: 1 line of t.jsonl invalid and skipped (see above)\n" +
 				"nova: run the same command again to run the 1 tasks not run; those done are skipped\n"},
-		{"interrupted, to standard output", "", fleet.Summary{Tally: fleet.Tally{Tasks: 5, Done: 2}, NotRun: 3, Wall: time.Second}, 0, true,
+		{"interrupted, to standard output", "", "", fleet.Summary{Tally: fleet.Tally{Tasks: 5, Done: 2}, NotRun: 3, Wall: time.Second}, 0, true,
 			"nova: batch interrupted in 1s: 5 tasks, 2 done, 0 failed, 0 skipped (done before), 3 not run\nnova: 0 tokens (0 in, 0 out), $0.0000\n" +
 				"nova: 3 tasks not run; with --out FILE, running the command again runs only those\n"},
+		{"interrupted, on Temporal", "r.jsonl", "temporal", fleet.Summary{Tally: fleet.Tally{Tasks: 5, Done: 2}, NotRun: 3, Wall: time.Second}, 0, true,
+			"nova: batch interrupted in 1s: 5 tasks, 2 done, 0 failed, 0 skipped (done before), 3 not run\nnova: 0 tokens (0 in, 0 out), $0.0000\n" +
+				"nova: 3 tasks not collected go on on the workers; run the same command again to collect them\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			writeSummary(&b, &BatchOptions{TasksFile: "t.jsonl", Out: tt.out}, tt.sum, tt.invalid, tt.interrupted)
+			writeSummary(&b, &BatchOptions{TasksFile: "t.jsonl", Out: tt.out, Engine: tt.engine}, tt.sum, tt.invalid, tt.interrupted)
 			if d := cmp.Diff(tt.want, b.String()); d != "" {
 				t.Errorf("summary (-want +got):\n%s", d)
 			}
