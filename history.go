@@ -1,6 +1,8 @@
 package nova
 
 import (
+	"fmt"
+
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/llm"
 	"github.com/novacode/nova/session"
@@ -70,4 +72,27 @@ func historyOf(st *session.State, model string, window int) *History {
 func counts(u llm.Usage) event.TokenCounts {
 	return event.TokenCounts{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, Estimated: u.Estimated}
+}
+
+// StoredHistory is the session's conversation as its transcript holds it
+// now, for a frontend that must show it afresh (a client of nova serve that
+// attaches late). It may be called while a Send runs, from any goroutine:
+// the transcript then holds what the run has recorded so far (the prompt and
+// each message once complete). Nil before the first prompt.
+func (s *Session) StoredHistory() (*History, error) {
+	s.mu.Lock()
+	if s.store == nil {
+		s.mu.Unlock()
+		return nil, errInMemory
+	}
+	rec, model, id := s.store.rec, s.agent.Model, s.id
+	s.mu.Unlock()
+	if !rec.Exists() {
+		return nil, nil
+	}
+	st, err := session.Load(rec.Path())
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	return historyOf(st, model, s.windowNow()), nil
 }

@@ -163,6 +163,12 @@ type Options struct {
 	// Hooks are Go functions run at the loop's events.
 	Hooks Hooks
 
+	// EditorFS, if set, is the editor the session runs in (an ACP client
+	// that offers its file system): Read, Write and Edit read and write
+	// files through it, its unsaved buffers included, after the path
+	// guard has judged each path as it judges files on disk. nil: the disk.
+	EditorFS tool.EditorFS
+
 	// PermissionLog, if set, receives one line per permission decision
 	// (the CLI's --debug permissions).
 	PermissionLog io.Writer

@@ -3,6 +3,7 @@ package nova
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -209,6 +210,7 @@ func Open(ctx context.Context, opts Options) (_ *Session, err error) {
 	env := &tool.Env{Dir: s.dir, Files: tool.NewFileState(), PassEnv: s.passEnv,
 		Web: s.checker, Todos: new(tool.TodoList),
 		AskModel: askModel(s.sideClient, smallModel(s.ep)),
+		Editor:   opts.EditorFS,
 	}
 	if g := s.checker.Guard(); g != nil {
 		env.Guard = g
@@ -443,7 +445,25 @@ func (s *Session) Model() string {
 // @server:uri it mentions attaches that MCP resource after the prompt (a
 // warning when it cannot be, and the prompt goes without it).
 func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event, error] {
-	return s.send(ctx, &prompt)
+	return s.send(ctx, &prompt, nil)
+}
+
+// Image is a picture that goes to the model with a prompt (SendWith).
+type Image struct {
+	// MediaType is "image/png", "image/jpeg", "image/gif" or "image/webp",
+	// the types every provider takes.
+	MediaType string
+	Data      []byte
+}
+
+// imageTypes are the media types of Image.
+var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// SendWith is Send with images after the prompt's text, in the same
+// message (an editor's pasted screenshot). An image of another type ends
+// the Send with an error before anything is sent.
+func (s *Session) SendWith(ctx context.Context, prompt string, images []Image) iter.Seq2[event.Event, error] {
+	return s.send(ctx, &prompt, images)
 }
 
 // Continue runs the loop on the conversation as it stands, without a new
@@ -454,11 +474,11 @@ func (s *Session) Send(ctx context.Context, prompt string) iter.Seq2[event.Event
 // what a durable engine runs as one step (fleet's Temporal engine). It is
 // an error before the session holds a conversation.
 func (s *Session) Continue(ctx context.Context) iter.Seq2[event.Event, error] {
-	return s.send(ctx, nil)
+	return s.send(ctx, nil, nil)
 }
 
-// send is Send with a prompt, Continue without.
-func (s *Session) send(ctx context.Context, promptp *string) iter.Seq2[event.Event, error] {
+// send is Send (or SendWith) with a prompt, Continue without.
+func (s *Session) send(ctx context.Context, promptp *string, images []Image) iter.Seq2[event.Event, error] {
 	return func(yield func(event.Event, error) bool) {
 		s.running.Lock()
 		defer s.running.Unlock()
@@ -504,6 +524,14 @@ func (s *Session) send(ctx context.Context, promptp *string) iter.Seq2[event.Eve
 				emit(event.LoopComplete{Reason: event.ReasonError, Error: err.Error()})
 				yield(nil, err)
 			}
+		}
+		var pictures []llm.Block
+		for i, im := range images {
+			if !slices.Contains(imageTypes, im.MediaType) {
+				fail(fmt.Errorf("image %d is %q; the model takes %s", i+1, im.MediaType, strings.Join(imageTypes, ", ")))
+				return
+			}
+			pictures = append(pictures, llm.Block{Type: llm.BlockImage, MediaType: im.MediaType, Data: base64.StdEncoding.EncodeToString(im.Data)})
 		}
 		if why, ok := s.hooks.takeStop(); ok {
 			fail(errors.New(why)) // a hook stopped the session before this prompt
@@ -578,7 +606,7 @@ func (s *Session) send(ctx context.Context, promptp *string) iter.Seq2[event.Eve
 			}
 		}
 		if promptp != nil {
-			if err := s.addPrompt(ctx, in.text, in.attached); err != nil {
+			if err := s.addPrompt(ctx, in.text, append(in.attached, pictures...)); err != nil {
 				fail(err)
 				return
 			}

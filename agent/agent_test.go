@@ -482,7 +482,7 @@ func TestMaxTokensRecovery(t *testing.T) {
 		a.MaxTokens = 1000
 		conv := agent.NewConversation("s", "", "write a lot")
 		evs := collect(t, a, context.Background(), conv)
-		if lc := last(evs); lc.Reason != event.ReasonDone {
+		if lc := last(evs); lc.Reason != event.ReasonDone || lc.StopReason != "" {
 			t.Fatalf("loop complete = %+v", lc)
 		}
 		reqs := fc.reqs()
@@ -500,10 +500,20 @@ func TestMaxTokensRecovery(t *testing.T) {
 	t.Run("gives up after four recoveries", func(t *testing.T) {
 		fc := &fakeClient{scripts: [][]step{cut, cut, cut, cut, cut, answer("never")}}
 		evs := collect(t, newAgent(fc, nil), context.Background(), agent.NewConversation("s", "", "go"))
-		if lc := last(evs); lc.Reason != event.ReasonError || len(fc.reqs()) != 5 {
+		if lc := last(evs); lc.Reason != event.ReasonError || lc.StopReason != "max_tokens" || len(fc.reqs()) != 5 {
 			t.Fatalf("loop complete = %+v after %d calls", lc, len(fc.reqs()))
 		}
 	})
+}
+
+// TestRefusal: a model that declines ends the run as done, and the
+// LoopComplete says it refused (ACP's stop reason refusal).
+func TestRefusal(t *testing.T) {
+	fc := &fakeClient{scripts: [][]step{{text(0, "I can't help with that."), end(llm.StopRefusal, 1, 1)}}}
+	evs := collect(t, newAgent(fc, nil), context.Background(), agent.NewConversation("s", "", "go"))
+	if lc := last(evs); lc.Reason != event.ReasonDone || lc.StopReason != "refusal" {
+		t.Fatalf("loop complete = %+v", lc)
+	}
 }
 
 func TestSizeControlAndAppendOnlyHistory(t *testing.T) {

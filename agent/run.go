@@ -41,7 +41,10 @@ type run struct {
 
 	maxTokens  int
 	recoveries int
-	window     int // resolved context window, 0 until first asked
+	// lastStop is why the model call of the current turn stopped, once it
+	// ended (empty while it streams, or when it failed).
+	lastStop llm.StopReason
+	window   int // resolved context window, 0 until first asked
 
 	startTurn int   // conv.Turns when the run began
 	recorded  int   // messages the Recorder holds
@@ -224,6 +227,7 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 	exec := newExecutor(ctx, r.a.Env, r.a.now, r.turn, r.a.Snapshot, r.wake, r.conv.relay)
 	// Whatever happens below, no tool goroutine outlives the turn.
 	defer exec.wait()
+	r.lastStop = ""
 
 	s := r.stream(ctx, req, exec)
 	if s.err != nil && r.searchRejected(req, s) {
@@ -243,6 +247,7 @@ func (r *run) turnOnce(ctx context.Context, req *llm.Request, ti *TurnInfo) bool
 		return false
 	}
 	r.account(s.end, len(req.Messages))
+	r.lastStop = s.end.StopReason
 
 	extra, err := r.outputLimit(s.end)
 	if err != nil {
@@ -456,6 +461,13 @@ func (r *run) complete(reason string, err error) {
 	lc := event.LoopComplete{
 		Reason: reason, Turns: r.turn - r.startTurn, FinalText: r.finalText(),
 		Usage: counts(r.total), CostUSD: r.cost,
+	}
+	// Why the last model call stopped, where that says more than the
+	// reason: the model refused, or its output limit ended the run.
+	switch {
+	case reason == event.ReasonDone && r.lastStop == llm.StopRefusal,
+		reason == event.ReasonError && r.lastStop == llm.StopMaxTokens:
+		lc.StopReason = string(r.lastStop)
 	}
 	lc.Duration = r.a.now().Sub(r.start)
 	lc.DurationMS = lc.Duration.Milliseconds()

@@ -480,8 +480,13 @@ func Inner(e Event) (Event, string) {
 
 // LoopComplete is always the last event.
 type LoopComplete struct {
-	Reason     string        `json:"reason"`
-	Error      string        `json:"error,omitempty"`
+	Reason string `json:"reason"`
+	Error  string `json:"error,omitempty"`
+	// StopReason is why the last model call stopped, where that says more
+	// than Reason: "refusal" (Reason done: the model declined) or
+	// "max_tokens" (Reason error: the output limit was hit again after the
+	// recoveries). Empty otherwise.
+	StopReason string        `json:"stop_reason,omitempty"`
 	Turns      int           `json:"turns"`
 	FinalText  string        `json:"final_text"`
 	Usage      TokenCounts   `json:"usage"`

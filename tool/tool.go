@@ -144,6 +144,23 @@ type Env struct {
 	// AgentID names the agent the tools run for: "" for the session's own
 	// (main) agent, the subagent's id otherwise.
 	AgentID string
+	// Editor, if set, is the editor the session runs in (an ACP client
+	// that offers its file system): Read, Write and Edit read and write
+	// files through it, so that they see its unsaved buffers and their
+	// edits land in them. Guard still judges every path before the editor
+	// is asked. nil means files are read and written on disk.
+	Editor EditorFS
+}
+
+// EditorFS is an editor's view of the files: open buffers as they stand,
+// unsaved changes included, and the disk for the rest. Paths are absolute,
+// resolved and re-checked by the path guard before they get here.
+type EditorFS interface {
+	// ReadTextFile returns the whole text of the file at path.
+	ReadTextFile(ctx context.Context, path string) (string, error)
+	// WriteTextFile makes content the whole text of the file at path,
+	// creating it if need be.
+	WriteTextFile(ctx context.Context, path, content string) error
 }
 
 // PathGuard re-checks, after the open, the file a tool really got: the

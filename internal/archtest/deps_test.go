@@ -295,8 +295,41 @@ var depRules = []depRule{
 			{"event", "what the frontends consume"},
 			{"internal/printmode", "a frontend"},
 			{"internal/tui", "a frontend"},
+			{"internal/serve", "a frontend: nova serve"},
+			{"internal/serve/web", "the web client nova serve serves at /"},
+			{"internal/acp", "a frontend: nova acp, an editor's agent"},
 			{"internal/iostreams", "the standard streams"},
 		}},
+	// The remote frontend: sessions of the SDK carried over WebSocket, as
+	// the CLI is, through its own imports.
+	{pkg: "internal/serve", direct: true,
+		ours: []reach{
+			{".", "its sessions are the SDK's (nova.Open, Send, Interrupt, ListSessions)"},
+			{"event", "the events it carries, encoded by event.Marshal as stream-json does"},
+			{"internal/printmode", "the result object after each run, built by print mode's code"},
+		},
+		forbid: []reach{
+			{"internal/tui/...", "a remote client draws its own UI"},
+			{"internal/cli", "the CLI starts the server, not the reverse"},
+			{"agent", "it drives sessions through the SDK, never the loop"},
+		}},
+	// The ACP agent: a frontend for editors, on the SDK like the CLI; its
+	// own imports, so that it never reaches past the SDK into the runtime.
+	{pkg: "internal/acp", direct: true,
+		ours: []reach{
+			{".", "an editor's session is a nova.Session"},
+			{"event", "a session's events become session/update notifications"},
+			{"mcp", "the editor's MCP servers reach the SDK as mcp.ServerConfig (nova.Options.MCPServers)"},
+		},
+		forbid: []reach{
+			{"internal/tui/...", "another frontend: the CLI hands over the TUI's command loader"},
+			{"internal/printmode", "another frontend"},
+			{"github.com/spf13/cobra/...", "the command line is internal/cli's"},
+		}},
+	// The web client: files embedded in the binary and the handler that
+	// serves them; what it knows of the server is the wire protocol.
+	{pkg: "internal/serve/web",
+		forbid: []reach{{thirdParty, "plain files and net/http: standard library only"}}},
 	{pkg: "examples/...", direct: true,
 		ours: []reach{
 			{".", "examples use the SDK"},

@@ -76,6 +76,19 @@ var cliImports = map[string]bool{
 	module + "/internal/iostreams": true,
 	module + "/internal/printmode": true,
 	module + "/internal/tui":       true,
+	module + "/internal/serve":     true,
+	module + "/internal/serve/web": true,
+	module + "/internal/acp":       true, // nova acp: the frontend for editors
+}
+
+// acpImports are the module packages internal/acp may import: like the
+// CLI it reaches the runtime only through the SDK and its events, and
+// mcp for the type in which the editor's MCP servers go to the SDK
+// (nova.Options.MCPServers).
+var acpImports = map[string]bool{
+	module:            true,
+	module + "/event": true,
+	module + "/mcp":   true,
 }
 
 func TestImportRules(t *testing.T) {
@@ -143,6 +156,15 @@ func TestImportRules(t *testing.T) {
 			for _, im := range ims {
 				if strings.HasPrefix(im, module) && !cliImports[im] {
 					t.Errorf("internal/cli imports %s; it may import only the SDK (%s), event and the frontends: move what it needs into the SDK", im, module)
+				}
+			}
+		}
+		// The ACP agent is a frontend on the SDK too: an editor's session
+		// gets what the CLI's does.
+		if pkg == "internal/acp" {
+			for _, im := range ims {
+				if strings.HasPrefix(im, module) && !acpImports[im] {
+					t.Errorf("internal/acp imports %s; it may import only the SDK (%s), event and mcp's server configuration: move what it needs into the SDK", im, module)
 				}
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/novacode/nova"
 	"github.com/novacode/nova/event"
@@ -88,7 +89,7 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 			if _, err := printmode.ParseFormat(opts.OutputFormat); err != nil {
 				return err
 			}
-			if err := nova.ValidMode(opts.PermissionMode); err != nil {
+			if err := checkSessionFlags(cmd, opts); err != nil {
 				return err
 			}
 			for _, d := range opts.Debug {
@@ -96,20 +97,8 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 					return fmt.Errorf("unknown --debug topic %q (available: permissions)", d)
 				}
 			}
-			switch opts.Effort {
-			case "", "low", "medium", "high":
-			default:
-				return fmt.Errorf("--effort must be low, medium or high, got %q", opts.Effort)
-			}
 			if opts.Continue && opts.Resume != "" {
 				return errors.New("--continue and --resume cannot be used together")
-			}
-			if opts.MaxTurns < 0 {
-				return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", opts.MaxTurns)
-			}
-			if cmd.Flags().Changed("web-search") {
-				on, _ := cmd.Flags().GetBool("web-search")
-				opts.WebSearch = &on
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -121,10 +110,21 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 	// of our own would link text/template's executor, which keeps every
 	// exported method of every reachable type in the binary
 	// (internal/archtest.TestLinkerDropsUnusedMethods).
-	cmd.AddCommand(newCmdPermission(ios, nil), newCmdSessions(ios, nil), newCmdRewind(ios, nil), newCmdTrust(ios, nil), newCmdMCP(ios), newCmdBatch(ios, nil), newCmdWorker(ios, nil))
+	cmd.AddCommand(newCmdPermission(ios, nil), newCmdSessions(ios, nil), newCmdRewind(ios, nil), newCmdTrust(ios, nil), newCmdMCP(ios), newCmdServe(ios, nil), newCmdACP(ios, nil), newCmdBatch(ios, nil), newCmdWorker(ios, nil))
 	f := cmd.Flags()
 	f.BoolVarP(&opts.Print, "print", "p", false, "Print mode: run the prompt non-interactively and exit")
 	f.StringVar(&opts.OutputFormat, "output-format", "text", "Print-mode output: text, json or stream-json")
+	addSessionFlags(f, opts)
+	f.StringSliceVar(&opts.Debug, "debug", nil, "Log details to standard error: permissions")
+	f.BoolVarP(&opts.Continue, "continue", "c", false, "Continue the latest session of this workspace")
+	f.StringVarP(&opts.Resume, "resume", "r", "", "Resume the session with this id (see nova sessions)")
+	f.BoolVar(&opts.ExtractMemory, "extract-memory", false, "After a successful run, propose durable facts for the project's NOVA.md and add them")
+	return cmd
+}
+
+// addSessionFlags adds the flags that set up a session, shared by nova and
+// nova serve (whose sessions open as nova's would).
+func addSessionFlags(f *pflag.FlagSet, opts *RootOptions) {
 	f.StringVar(&opts.Provider, "provider", "", "Model protocol: anthropic, openai (Responses) or openai-chat (Chat Completions); default: whichever key is set")
 	f.StringVar(&opts.Model, "model", "", "Model name (default $ANTHROPIC_MODEL / $OPENAI_MODEL, settings, or the provider's default)")
 	f.StringVar(&opts.Effort, "effort", "", "Turn on reasoning with this effort: low, medium or high")
@@ -132,16 +132,45 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 	f.StringVar(&opts.PermissionMode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions (default: settings' defaultMode, else default)")
 	f.StringArrayVar(&opts.AllowedTools, "allowedTools", nil, "Rules allowed without asking, e.g. \"Bash(npm run test:*),Edit(src/**)\"")
 	f.StringArrayVar(&opts.DisallowedTools, "disallowedTools", nil, "Rules denied; bare tool names also hide the tool from the model")
-	f.StringSliceVar(&opts.Debug, "debug", nil, "Log details to standard error: permissions")
-	f.BoolVarP(&opts.Continue, "continue", "c", false, "Continue the latest session of this workspace")
-	f.StringVarP(&opts.Resume, "resume", "r", "", "Resume the session with this id (see nova sessions)")
-	f.BoolVar(&opts.ExtractMemory, "extract-memory", false, "After a successful run, propose durable facts for the project's NOVA.md and add them")
 	f.StringVar(&opts.Cwd, "cwd", "", "Workspace directory (default: current directory)")
 	f.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "Apply the workspace's own settings that need trust (see nova trust) for this run")
 	f.StringArrayVar(&opts.MCPConfig, "mcp-config", nil, "Start the MCP servers of this file (.mcp.json's format, {\"mcpServers\": {...}}) for this run; repeatable")
 	f.BoolVar(&opts.StrictMCPConfig, "strict-mcp-config", false, "Start only the MCP servers of --mcp-config files, none from the settings or .mcp.json")
 	f.Bool("web-search", false, "Offer the provider's own web search (Anthropic, OpenAI Responses), asking once per session unless a WebSearch rule allows it; without the flag it is offered only where a rule allows it")
-	return cmd
+}
+
+// checkSessionFlags checks the flags of addSessionFlags and sets what
+// only cmd knows (whether --web-search was given).
+func checkSessionFlags(cmd *cobra.Command, opts *RootOptions) error {
+	if err := nova.ValidMode(opts.PermissionMode); err != nil {
+		return err
+	}
+	switch opts.Effort {
+	case "", "low", "medium", "high":
+	default:
+		return fmt.Errorf("--effort must be low, medium or high, got %q", opts.Effort)
+	}
+	if opts.MaxTurns < 0 {
+		return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", opts.MaxTurns)
+	}
+	if cmd.Flags().Changed("web-search") {
+		on, _ := cmd.Flags().GetBool("web-search")
+		opts.WebSearch = &on
+	}
+	return nil
+}
+
+// sessionOptions are the options of a session in the workspace dir, from
+// the flags: the runs of nova and the sessions of nova serve alike.
+func (opts *RootOptions) sessionOptions(dir string) nova.Options {
+	return nova.Options{
+		Dir: dir, Provider: opts.Provider, Model: opts.Model, Effort: opts.Effort,
+		MaxTurns: opts.MaxTurns, PermissionMode: opts.PermissionMode,
+		Allow: slices.Clone(opts.AllowedTools), Deny: slices.Clone(opts.DisallowedTools),
+		Continue: opts.Continue, Resume: opts.Resume,
+		TrustWorkspace: opts.TrustWorkspace, WebSearch: opts.WebSearch,
+		MCPConfigFiles: slices.Clone(opts.MCPConfig), StrictMCPConfig: opts.StrictMCPConfig,
+	}
 }
 
 func runRoot(ctx context.Context, opts *RootOptions) error {
@@ -169,17 +198,10 @@ func runRoot(ctx context.Context, opts *RootOptions) error {
 	if err != nil {
 		return err
 	}
-	o := nova.Options{
-		Dir: dir, Provider: opts.Provider, Model: opts.Model, Effort: opts.Effort,
-		MaxTurns: opts.MaxTurns, PermissionMode: opts.PermissionMode,
-		Allow: opts.AllowedTools, Deny: opts.DisallowedTools,
-		Continue: opts.Continue, Resume: opts.Resume,
-		TrustWorkspace: opts.TrustWorkspace, WebSearch: opts.WebSearch,
-		MCPConfigFiles: opts.MCPConfig, StrictMCPConfig: opts.StrictMCPConfig,
-		// The interactive UI answers permission requests and questions;
-		// print mode has nobody to ask.
-		Interactive: !opts.Print,
-	}
+	o := opts.sessionOptions(dir)
+	// The interactive UI answers permission requests and questions;
+	// print mode has nobody to ask.
+	o.Interactive = !opts.Print
 	if !opts.Print {
 		o.Trust = askTrust(opts.IO)
 		o.ApproveMCPServers = askMCPServers(opts.IO)

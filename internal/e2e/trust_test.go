@@ -93,7 +93,10 @@ func (h hostileRepo) clean(t *testing.T) {
 func userHome(t *testing.T, mine *llmtest.Server) string {
 	t.Helper()
 	home := t.TempDir()
-	b, _ := json.Marshal(map[string]any{"providers": map[string]any{"anthropic": map[string]any{"baseURL": mine.URL}}})
+	// The memory suggestion off: a TUI left open after its run would
+	// otherwise ask the person's server for facts to remember and take a
+	// turn scripted for the next start.
+	b, _ := json.Marshal(map[string]any{"providers": map[string]any{"anthropic": map[string]any{"baseURL": mine.URL}}, "autoMemory": "off"})
 	if err := os.WriteFile(filepath.Join(home, "settings.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}

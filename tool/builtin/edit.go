@@ -52,6 +52,9 @@ func runEdit(ctx context.Context, env *tool.Env, in EditInput) (tool.Result, err
 		// one at a time: the second finds it changed since it read it.
 		defer env.Files.Lock(path)()
 	}
+	if env.Editor != nil {
+		return editInEditor(ctx, env, path, in)
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case os.IsNotExist(err):
@@ -78,12 +81,25 @@ func runEdit(ctx context.Context, env *tool.Env, in EditInput) (tool.Result, err
 	if !ok {
 		return res, nil
 	}
-	content := string(data)
+	store := func(b []byte) error {
+		if f != nil {
+			return replaceContent(f, b)
+		}
+		// os.WriteFile keeps the mode of an existing file; the mode is
+		// passed only in case the file vanished meanwhile.
+		return os.WriteFile(path, b, fi.Mode().Perm())
+	}
+	return applyEdit(env, path, string(data), in, store)
+}
+
+// applyEdit replaces in.OldString by in.NewString in content, the file's
+// text as the model read it, and stores the result with store.
+func applyEdit(env *tool.Env, path, content string, in EditInput, store func([]byte) error) (tool.Result, error) {
 	if in.OldString == "" {
 		if content != "" {
 			return tool.Errorf("old_string is empty, but %s already exists and is not empty. Give the text to replace in old_string, or use Write to replace the whole file.", path), nil
 		}
-		return writeEdit(env, path, f, fi.Mode(), content, in.NewString, "", in.NewString, 1)
+		return writeEdit(env, path, store, content, in.NewString, "", in.NewString, 1)
 	}
 
 	old, repl := in.OldString, in.NewString
@@ -107,7 +123,7 @@ func runEdit(ctx context.Context, env *tool.Env, in EditInput) (tool.Result, err
 	if in.ReplaceAll {
 		updated = strings.ReplaceAll(content, old, repl)
 	}
-	return writeEdit(env, path, f, fi.Mode(), content, updated, old, repl, n)
+	return writeEdit(env, path, store, content, updated, old, repl, n)
 }
 
 // createByEdit handles an empty old_string on a file that does not exist.
@@ -142,19 +158,9 @@ func createByEdit(ctx context.Context, env *tool.Env, path, content string) (too
 }
 
 // writeEdit stores updated, which is original with n occurrences of old
-// replaced by repl, and confirms with the lines that changed. It writes
-// through f when given (opened and re-checked by openWrite), to path
-// otherwise.
-func writeEdit(env *tool.Env, path string, f *os.File, mode os.FileMode, original, updated, old, repl string, n int) (tool.Result, error) {
-	var err error
-	if f != nil {
-		err = replaceContent(f, []byte(updated))
-	} else {
-		// os.WriteFile keeps the mode of an existing file; the mode is
-		// passed only in case the file vanished meanwhile.
-		err = os.WriteFile(path, []byte(updated), mode.Perm())
-	}
-	if err != nil {
+// replaced by repl, with store, and confirms with the lines that changed.
+func writeEdit(env *tool.Env, path string, store func([]byte) error, original, updated, old, repl string, n int) (tool.Result, error) {
+	if err := store([]byte(updated)); err != nil {
 		return tool.Errorf("Cannot write %s: %v", path, err), nil
 	}
 	if env.Files != nil {

@@ -51,6 +51,15 @@ func init() {
 	}
 }
 
+// binaryExt refuses a file whose extension says it is binary, without
+// reading it.
+func binaryExt(path string) (tool.Result, bool) {
+	if kind, ok := binaryExts[strings.ToLower(filepath.Ext(path))]; ok {
+		return tool.Errorf("Cannot read %s: it is %s (a binary file). Read handles text files only.", path, kind), false
+	}
+	return tool.Result{}, true
+}
+
 // NewRead returns the Read tool.
 func NewRead() *tool.Typed[ReadInput] {
 	return tool.New("Read", readDesc, true, nil, runRead).WithEffects(func(env *tool.Env, in ReadInput) tool.Effects {
@@ -77,25 +86,33 @@ func runRead(ctx context.Context, env *tool.Env, in ReadInput) (tool.Result, err
 		return tool.Errorf("offset and limit must not be negative (got offset=%d, limit=%d). offset is the 1-based line to start at.", in.Offset, in.Limit), nil
 	}
 	path := env.Abs(in.FilePath)
-	fi, err := os.Stat(path)
-	switch {
-	case os.IsNotExist(err):
-		return tool.Errorf("%s", notExist("File", path)), nil
-	case err != nil:
-		return tool.Errorf("Cannot read %s: %v", path, err), nil
-	case fi.IsDir():
-		return tool.Errorf("%s is a directory, not a file. Use LS to list its contents.", path), nil
-	case !fi.Mode().IsRegular():
-		return tool.Errorf("%s is not a regular file (%s); Read handles regular text files only.", path, fi.Mode().Type()), nil
-	case fi.Size() > readMaxFileSize:
-		return tool.Errorf("%s is %d MiB, too large for Read. Use Grep to find the relevant lines, or Bash with head, tail or sed -n to extract a part.", path, fi.Size()>>20), nil
-	}
-	if kind, ok := binaryExts[strings.ToLower(filepath.Ext(path))]; ok {
-		return tool.Errorf("Cannot read %s: it is %s (a binary file). Read handles text files only.", path, kind), nil
-	}
-	data, err := readChecked(ctx, env, path)
-	if err != nil {
-		return ioResult("read", path, err), nil
+	var data []byte
+	if env.Editor != nil {
+		var res tool.Result
+		var ok bool
+		if data, res, ok = readInEditor(ctx, env, path); !ok {
+			return res, nil
+		}
+	} else {
+		fi, err := os.Stat(path)
+		switch {
+		case os.IsNotExist(err):
+			return tool.Errorf("%s", notExist("File", path)), nil
+		case err != nil:
+			return tool.Errorf("Cannot read %s: %v", path, err), nil
+		case fi.IsDir():
+			return tool.Errorf("%s is a directory, not a file. Use LS to list its contents.", path), nil
+		case !fi.Mode().IsRegular():
+			return tool.Errorf("%s is not a regular file (%s); Read handles regular text files only.", path, fi.Mode().Type()), nil
+		case fi.Size() > readMaxFileSize:
+			return tool.Errorf("%s is %d MiB, too large for Read. Use Grep to find the relevant lines, or Bash with head, tail or sed -n to extract a part.", path, fi.Size()>>20), nil
+		}
+		if res, ok := binaryExt(path); !ok {
+			return res, nil
+		}
+		if data, err = readChecked(ctx, env, path); err != nil {
+			return ioResult("read", path, err), nil
+		}
 	}
 	if bytes.IndexByte(data[:min(len(data), binarySniffLen)], 0) >= 0 {
 		return tool.Errorf("Cannot read %s: it is a binary file (it contains NUL bytes). Read handles text files only; use Bash (e.g. file, xxd | head) to inspect it.", path), nil

@@ -41,6 +41,9 @@ func runWrite(ctx context.Context, env *tool.Env, in WriteInput) (tool.Result, e
 		// one at a time: the second finds it changed since it read it.
 		defer env.Files.Lock(path)()
 	}
+	if env.Editor != nil {
+		return writeInEditor(ctx, env, path, in.Content)
+	}
 	fi, err := os.Stat(path)
 	exists := err == nil
 	switch {
@@ -111,10 +114,8 @@ func writeGuarded(ctx context.Context, env *tool.Env, path, content string) (too
 // tracking (env.Files nil) skips the check. The content comes from f when
 // given (a file opened and re-checked by openWrite), from path otherwise.
 func readFresh(env *tool.Env, path string, f *os.File) (data []byte, res tool.Result, ok bool) {
-	if env.Files != nil {
-		if _, seen := env.Files.Lookup(path); !seen {
-			return nil, tool.Errorf("%s exists but has not been read yet. Read it first, then retry.", path), false
-		}
+	if res, ok := seen(env, path); !ok {
+		return nil, res, false
 	}
 	var err error
 	if f != nil {
@@ -125,8 +126,27 @@ func readFresh(env *tool.Env, path string, f *os.File) (data []byte, res tool.Re
 	if err != nil {
 		return nil, tool.Errorf("Cannot read %s: %v", path, err), false
 	}
-	if env.Files != nil && env.Files.Changed(path, data) {
-		return nil, tool.Errorf("%s has changed on disk since you read it (the user, a formatter or another tool modified it). Read it again, then retry.", path), false
+	if res, ok := unchangedSince(env, path, data, "on disk"); !ok {
+		return nil, res, false
 	}
 	return data, tool.Result{}, true
+}
+
+// seen refuses a change to a file the model has not read.
+func seen(env *tool.Env, path string) (tool.Result, bool) {
+	if env.Files != nil {
+		if _, seen := env.Files.Lookup(path); !seen {
+			return tool.Errorf("%s exists but has not been read yet. Read it first, then retry.", path), false
+		}
+	}
+	return tool.Result{}, true
+}
+
+// unchangedSince refuses a change to a file whose content (data, as found
+// where: on disk, in the editor) is not what the model read.
+func unchangedSince(env *tool.Env, path string, data []byte, where string) (tool.Result, bool) {
+	if env.Files != nil && env.Files.Changed(path, data) {
+		return tool.Errorf("%s has changed %s since you read it (the user, a formatter or another tool modified it). Read it again, then retry.", path, where), false
+	}
+	return tool.Result{}, true
 }
