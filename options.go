@@ -132,6 +132,12 @@ type Options struct {
 	// MaxTurns ends a Send after that many model calls; 0 means no limit.
 	// Each subagent has the same limit for its own run.
 	MaxTurns int
+	// SubagentMaxTurns limits each subagent's run instead of MaxTurns: 0
+	// takes MaxTurns, a negative value means no limit. An engine that
+	// steps a session one model call at a time (MaxTurns 1) gives
+	// subagents the task's own limit here: a subagent runs whole within
+	// its parent's step.
+	SubagentMaxTurns int
 	// SessionID names a stored session to open: continued when it exists
 	// (as Resume), started with this id when it does not. Engines that
 	// may run the same task twice (a fleet worker retrying after a crash)

@@ -539,10 +539,18 @@ func (s *Session) send(ctx context.Context, promptp *string, images []Image) ite
 		}
 		if promptp == nil {
 			s.mu.Lock()
-			has := s.conv != nil
+			conv := s.conv
 			s.mu.Unlock()
-			if !has {
+			if conv == nil {
 				fail(errors.New("nova: nothing to continue: the session holds no conversation yet"))
+				return
+			}
+			if text, ok := answered(conv); ok {
+				// Sent again, the model would be asked to go on after its
+				// own answer: a step an engine retries after its first
+				// attempt finished must cost nothing and change nothing.
+				emit(event.LoopComplete{Reason: event.ReasonDone, FinalText: text,
+					Usage: tokenCounts(conv.Usage), CostUSD: conv.CostUSD})
 				return
 			}
 			s.freezeMCP()
@@ -667,6 +675,32 @@ func (s *Session) send(ctx context.Context, promptp *string, images []Image) ite
 			return
 		}
 	}
+}
+
+// answered reports whether conv ends with the model's answer (an assistant
+// message that calls no tool), and its text: the loop ended there with
+// reason done, so continuing has nothing to do.
+func answered(conv *agent.Conversation) (string, bool) {
+	if len(conv.Messages) == 0 {
+		return "", false
+	}
+	m := conv.Messages[len(conv.Messages)-1]
+	if m.Role != llm.RoleAssistant {
+		return "", false
+	}
+	for _, b := range m.Content {
+		if b.Type == llm.BlockToolUse {
+			return "", false
+		}
+	}
+	return m.Text(), true
+}
+
+// tokenCounts is u as events report it.
+func tokenCounts(u llm.Usage) event.TokenCounts {
+	return event.TokenCounts{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
+		WebSearchRequests: u.WebSearchRequests, Estimated: u.Estimated}
 }
 
 // answer answers a permission request with the PermissionRequest hooks

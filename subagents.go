@@ -44,7 +44,7 @@ func (s *Session) setupTeam(reg *tool.Registry, a *agent.Agent, sideDir string) 
 		}
 	}
 	s.team = team.New(team.Config{
-		Parent: a, System: s.system, Defs: defs, MaxDepth: s.opts.SubagentDepth,
+		Parent: a, System: s.system, Defs: defs, MaxDepth: s.opts.SubagentDepth, MaxTurns: s.opts.SubagentMaxTurns,
 		Preamble: a.Preamble, Recorder: rec, Model: s.subagentModel,
 	})
 	s.closers = append(s.closers, s.team.Close)

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/novacode/nova"
 	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/llm"
@@ -609,5 +612,106 @@ func TestContinueStepsANamedSession(t *testing.T) {
 	}
 	if runErr == nil || !strings.Contains(runErr.Error(), "nothing to continue") {
 		t.Errorf("Continue of an empty session: %v", runErr)
+	}
+}
+
+// A session stepped one model call at a time (MaxTurns 1) runs a subagent
+// whole within the step, to the limit SubagentMaxTurns gives it: the turn
+// limit of a step is the session's agent's, not its subagents'.
+func TestSubagentMaxTurns(t *testing.T) {
+	tests := []struct {
+		name       string
+		limit      int
+		childTurns int
+	}{
+		{"no limit", -1, 3},
+		{"a limit of its own", 2, 2},
+		{"MaxTurns", 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer()
+			defer srv.Close()
+			srv.SetFallback(llmtest.Conversations(map[string][]llmtest.Turn{
+				"": {
+					turn(taskCall("task_a", "count", "child-A: count to three", "general-purpose", false)),
+					turn(llmtest.Text("counted")),
+				},
+				"child-A": {
+					turn(bashCall("", "echo one", false)),
+					turn(bashCall("", "echo two", false)),
+					turn(llmtest.Text("three")),
+				},
+			}))
+			opts := testOptions(t, srv)
+			opts.PermissionMode = "bypassPermissions"
+			opts.MaxTurns, opts.SubagentMaxTurns = 1, tt.limit
+			s, err := nova.Open(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			evs, lc := sendAll(t, s, ctx, "Count.")
+			if lc.Reason != event.ReasonMaxTurns || lc.Turns != 1 {
+				t.Errorf("the step: %s after %d turns, want max_turns after 1", lc.Reason, lc.Turns)
+			}
+			var run *event.SubagentRun
+			for _, e := range evs {
+				if r, ok := e.(event.ToolResult); ok && r.ID == "task_a" {
+					run = r.Subagent
+				}
+			}
+			if run == nil || run.Turns != tt.childTurns {
+				t.Fatalf("the subagent ran %+v, want %d turns", run, tt.childTurns)
+			}
+		})
+	}
+}
+
+// A step whose session already ended with the model's answer (an engine
+// retrying a step whose first attempt finished but whose result was lost)
+// is not sent to the model again: Continue reports the answer and the
+// session's totals at once.
+func TestContinueAfterTheAnswerEndsAtOnce(t *testing.T) {
+	srv := llmtest.NewServer(
+		turn(bashCall("c1", "echo one", false)),
+		turn(llmtest.Text("finished")),
+	)
+	defer srv.Close()
+	opts := testOptions(t, srv)
+	opts.PermissionMode = "bypassPermissions"
+	opts.SessionID = "fleet-task-done"
+	s, err := nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = collect(t, s, "go")
+	first := s.Result()
+	s.Close()
+	if first.Reason != "done" || first.Turns != 2 {
+		t.Fatalf("first run: reason %s, %d turns", first.Reason, first.Turns)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err = nova.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, err := range s.Continue(ctx) {
+		if err != nil {
+			t.Errorf("Continue: %v", err)
+		}
+	}
+	got := s.Result()
+	want := nova.Result{SessionID: "fleet-task-done", Text: "finished", Reason: "done", Usage: first.Usage, CostUSD: first.CostUSD}
+	if d := cmp.Diff(want, got, cmpopts.IgnoreFields(nova.Result{}, "Duration")); d != "" {
+		t.Errorf("Continue of an answered session (-want +got):\n%s", d)
+	}
+	if n := len(modelCalls(srv)); n != 2 {
+		t.Errorf("%d model calls, want 2 (the answered conversation is not sent again)", n)
 	}
 }

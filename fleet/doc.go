@@ -10,10 +10,13 @@
 // print-mode result object plus the task's id (and diff).
 //
 // An Engine runs a list of tasks and yields their results as they end.
-// Pool is the local one, a worker pool on this machine; an engine on a
-// durable workflow system is another implementation of the same
-// interface, calling the same RunTask for each task, so that the engine is
-// an option and never a fork of the agent loop. Batch drives an engine
+// Pool is the local one, a worker pool on this machine, running each task
+// through RunTask; an engine on a durable workflow system (fleet/temporal)
+// is another implementation of the same interface, running each task
+// through the pieces RunTask is made of — Prepare, Step (one model call
+// and its tools of the task's stored session) until the session ends,
+// JoinSteps, Finish — so that the engine is an option and never a fork of
+// the agent loop. Batch drives an engine
 // for a task file: it skips the tasks a results file already holds as
 // done (Results), writes each result as it ends and sums the run up.
 package fleet

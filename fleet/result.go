@@ -13,6 +13,14 @@ type Result = printmode.Result
 // Usage is a Result's token totals.
 type Usage = printmode.Usage
 
+// ToolCall, PermissionDenial and Source are a Result's calls, denied calls
+// and cited pages.
+type (
+	ToolCall         = printmode.ToolCall
+	PermissionDenial = printmode.PermissionDenial
+	Source           = printmode.Source
+)
+
 // Result subtypes (Result.Subtype).
 const (
 	SubtypeSuccess   = printmode.SubtypeSuccess

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/novacode/nova"
+	"github.com/novacode/nova/event"
 	"github.com/novacode/nova/internal/printmode"
 )
 
@@ -58,18 +60,22 @@ const diffTimeout = 2 * time.Minute
 
 // RunTask runs one task as a full print-mode session and returns its
 // result, which says what went wrong, if anything: RunTask has no error of
-// its own. It prepares the workspace (the task's
-// cwd, or a scratch clone of its git url at its ref), opens a nova.Session
-// with the task's options and a transcript of its own, sends the prompt,
-// collects the result as `nova -p --output-format json` does, takes the
-// diff of a git task and removes the scratch clone.
+// its own. It prepares the workspace (the task's cwd, or a scratch clone of
+// its git url at its ref), opens a nova.Session with the task's options
+// and a transcript of its own, sends the prompt, collects the result as
+// `nova -p --output-format json` does, takes the diff of a git task and
+// removes the scratch clone.
 //
 // A task past its timeout fails (subtype error_during_execution). When ctx
 // ends first, the result has subtype cancelled: the task did not run to its
-// end, and an engine reports it as not run. Both the local Pool and any
-// other engine run each task through this function.
+// end, and an engine reports it as not run.
+//
+// RunTask is Prepare, one Send collected by Collect, and Finish. The local
+// Pool runs each task through it; an engine that runs a task in steps on
+// several machines (fleet/temporal) calls the same pieces itself: Prepare,
+// Step until the session ends, JoinSteps and Finish.
 func RunTask(ctx context.Context, t Task, cfg Config) (res TaskResult) {
-	t = t.withDefaults(cfg.Defaults)
+	t = t.WithDefaults(cfg.Defaults)
 	defer func() {
 		// One task's bug must not take down the other tasks of a batch.
 		if p := recover(); p != nil {
@@ -91,25 +97,60 @@ func RunTask(ctx context.Context, t Task, cfg Config) (res TaskResult) {
 	case outer.Err() != nil:
 		// Stopped from outside: whatever the session made of it, the task
 		// did not end.
-		res.Subtype, res.IsError, res.Error = SubtypeCancelled, true, "cancelled"
+		res.Result = Cancelled(res.Result)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		res.Subtype, res.IsError = SubtypeError, true
-		res.Error = fmt.Sprintf("timed out after %s (the task's timeout)", time.Duration(t.Timeout))
+		res.Result = TimedOut(t, res.Result)
 	}
 	return res
+}
+
+// Cancelled is r as the result of a task stopped from outside before its
+// end: whatever its session made of it, the task did not end.
+func Cancelled(r Result) Result {
+	r.Subtype, r.IsError, r.Error = SubtypeCancelled, true, "cancelled"
+	return r
+}
+
+// TimedOut is r as the result of task t stopped by its timeout: failed,
+// saying so.
+func TimedOut(t Task, r Result) Result {
+	r.Subtype, r.IsError = SubtypeError, true
+	r.Error = fmt.Sprintf("timed out after %s (the task's timeout)", time.Duration(t.Timeout))
+	return r
 }
 
 // runTask is RunTask within the task's timeout (ctx); outer is the batch's
 // context, which bounds taking the diff.
 func runTask(ctx, outer context.Context, t Task, cfg Config) TaskResult {
-	ws, err := prepare(ctx, t, cfg.ScratchDir)
+	ws, err := Prepare(ctx, t, cfg, "")
 	if err != nil {
 		return failed(t, SubtypeError, err)
 	}
-	defer ws.remove()
+	s, err := nova.Open(ctx, SessionOptions(t, cfg, ws))
+	if err != nil {
+		ws.Remove()
+		return failed(t, SubtypeError, fmt.Errorf("open a session in %s: %w", ws.Dir, err))
+	}
+	r := Collect(s.Send(ctx, t.Prompt), s.ID(), nil)
+	// Closed before the diff: background commands and subagents stop
+	// writing to the clone.
+	_ = s.Close()
+	if outer.Err() != nil {
+		ws.Remove()
+		return TaskResult{ID: t.ID, Result: r}
+	}
+	dctx, cancel := context.WithTimeout(outer, diffTimeout)
+	defer cancel()
+	return Finish(dctx, t, cfg, ws, r)
+}
 
+// SessionOptions are the options of t's session in ws: cfg.Options with
+// the task's directory, provider, model, permission mode, turn limit and
+// allowed tools; a new session (no Resume, no Continue) that nobody
+// answers (not Interactive), as print mode's.
+func SessionOptions(t Task, cfg Config, ws Workspace) nova.Options {
 	o := cfg.Options
-	o.Dir = ws.dir
+	o.Dir = ws.Dir
 	o.Provider = cmp.Or(t.Provider, o.Provider)
 	o.Model = cmp.Or(t.Model, o.Model)
 	o.PermissionMode = cmp.Or(t.PermissionMode, o.PermissionMode)
@@ -118,29 +159,39 @@ func runTask(ctx, outer context.Context, t Task, cfg Config) TaskResult {
 	}
 	o.Allow = append(slices.Clip(o.Allow), t.AllowedTools...)
 	o.Interactive, o.Resume, o.Continue = false, "", false
-	s, err := nova.Open(ctx, o)
-	if err != nil {
-		return failed(t, SubtypeError, fmt.Errorf("open a session in %s: %w", ws.dir, err))
-	}
+	return o
+}
+
+// Collect ranges over a Send or Continue of the session sessionID to its
+// end and returns its result as `nova -p --output-format json` collects
+// it. each, when not nil, sees every event first (an engine's heartbeat).
+func Collect(run iter.Seq2[event.Event, error], sessionID string, each func(event.Event)) Result {
 	// What print mode writes on standard error (retries, warnings, the
 	// denials' summary) is in the result and the transcript; a hundred
 	// tasks' worth of it would bury the batch's progress.
-	p := printmode.New(io.Discard, io.Discard, printmode.FormatJSON, s.ID())
-	for e := range s.Send(ctx, t.Prompt) {
-		if e != nil {
-			_ = p.Handle(e) // io.Discard: no write fails
+	p := printmode.New(io.Discard, io.Discard, printmode.FormatJSON, sessionID)
+	for e := range run {
+		if e == nil {
+			continue // the error is the loop_complete's, already handled
 		}
+		if each != nil {
+			each(e)
+		}
+		_ = p.Handle(e) // io.Discard: no write fails
 	}
-	// Closed before the diff: background commands and subagents stop
-	// writing to the clone.
-	_ = s.Close()
-	res := TaskResult{ID: t.ID, Result: p.Result()}
-	if ws.base == "" || outer.Err() != nil {
+	return p.Result()
+}
+
+// Finish ends task t, whose session came to r in ws: for a git task it
+// takes the diff of the clone (within ctx; into a patch file past
+// cfg.MaxDiff) and removes the clone. It returns the task's result line.
+func Finish(ctx context.Context, t Task, cfg Config, ws Workspace, r Result) TaskResult {
+	defer ws.Remove()
+	res := TaskResult{ID: t.ID, Result: r}
+	if ws.Base == "" {
 		return res
 	}
-	dctx, cancel := context.WithTimeout(outer, diffTimeout)
-	defer cancel()
-	diff, err := ws.diff(dctx)
+	diff, err := ws.diff(ctx)
 	if err != nil {
 		// For a git task the diff is the work: without it the task did
 		// not deliver.
@@ -160,60 +211,74 @@ func runTask(ctx, outer context.Context, t Task, cfg Config) TaskResult {
 	return res
 }
 
-// workspace is where a task runs.
-type workspace struct {
-	dir string
-	// base is the commit a git task's clone started from; "" without git.
-	base string
-	// scratch is the clone's directory, removed at the end.
-	scratch string
+// Workspace is where a task runs. Its fields are plain values (and JSON),
+// so that an engine running a task in steps, on any of several machines,
+// can carry it from step to step.
+type Workspace struct {
+	// Dir is the session's working directory: the task's cwd, or the
+	// clone.
+	Dir string `json:"dir"`
+	// Base is the commit a git task's clone started from; "" without git.
+	Base string `json:"base,omitempty"`
+	// Scratch is the clone's directory, which Finish removes; "" without
+	// git.
+	Scratch string `json:"scratch,omitempty"`
 }
 
-// prepare returns the task's workspace: its cwd, or a fresh clone of its
-// repository checked out at its ref.
-func prepare(ctx context.Context, t Task, scratchDir string) (*workspace, error) {
+// Prepare returns the workspace of t (its defaults applied): its cwd, or a
+// fresh clone of its repository checked out at its ref. The clone goes
+// into a new directory under cfg.ScratchDir or, when dir is not "", into
+// dir itself, made afresh (what an earlier attempt left there is removed
+// first): an engine that retries a step on another machine names the
+// clone so that it finds it again.
+func Prepare(ctx context.Context, t Task, cfg Config, dir string) (Workspace, error) {
 	if t.Git == nil {
-		return &workspace{dir: t.Cwd}, nil
+		return Workspace{Dir: t.Cwd}, nil
 	}
-	if scratchDir == "" {
-		scratchDir = os.TempDir()
+	if dir == "" {
+		root := cmp.Or(cfg.ScratchDir, os.TempDir())
+		var err error
+		if dir, err = os.MkdirTemp(root, "nova-task-"+fileName(t.ID)+"-"); err != nil {
+			return Workspace{}, fmt.Errorf("make a scratch workspace: %w", err)
+		}
+	} else {
+		Workspace{Scratch: dir}.Remove()
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return Workspace{}, fmt.Errorf("make a scratch workspace: %w", err)
+		}
 	}
-	dir, err := os.MkdirTemp(scratchDir, "nova-task-"+fileName(t.ID)+"-")
-	if err != nil {
-		return nil, fmt.Errorf("make a scratch workspace: %w", err)
-	}
-	ws := &workspace{dir: dir, scratch: dir}
+	ws := Workspace{Dir: dir, Scratch: dir}
 	if err := ws.clone(ctx, t.Git); err != nil {
-		ws.remove()
-		return nil, err
+		ws.Remove()
+		return Workspace{}, err
 	}
 	return ws, nil
 }
 
-// clone clones g into ws.dir and checks out its ref: a branch of the
+// clone clones g into ws.Dir and checks out its ref: a branch of the
 // remote as a local branch of that name (as `git clone --branch` would),
 // a tag or commit detached. A full clone: the model may read the history.
-func (ws *workspace) clone(ctx context.Context, g *Git) error {
-	if _, err := git(ctx, "", "clone", "--quiet", "--no-checkout", "--", g.URL, ws.dir); err != nil {
+func (ws *Workspace) clone(ctx context.Context, g *Git) error {
+	if _, err := git(ctx, "", "clone", "--quiet", "--no-checkout", "--", g.URL, ws.Dir); err != nil {
 		return fmt.Errorf("clone %s: %w", g.URL, err)
 	}
 	var err error
 	switch {
 	case g.Ref == "":
-		_, err = git(ctx, ws.dir, "checkout", "--quiet")
-	case revParse(ctx, ws.dir, "refs/remotes/origin/"+g.Ref) != "":
-		_, err = git(ctx, ws.dir, "checkout", "--quiet", "-B", g.Ref, "refs/remotes/origin/"+g.Ref)
+		_, err = git(ctx, ws.Dir, "checkout", "--quiet")
+	case revParse(ctx, ws.Dir, "refs/remotes/origin/"+g.Ref) != "":
+		_, err = git(ctx, ws.Dir, "checkout", "--quiet", "-B", g.Ref, "refs/remotes/origin/"+g.Ref)
 	default:
-		sha := revParse(ctx, ws.dir, g.Ref)
+		sha := revParse(ctx, ws.Dir, g.Ref)
 		if sha == "" {
 			return fmt.Errorf("clone %s: no branch, tag or commit %q", g.URL, g.Ref)
 		}
-		_, err = git(ctx, ws.dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", sha)
+		_, err = git(ctx, ws.Dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", sha)
 	}
 	if err != nil {
 		return fmt.Errorf("check out %s of %s: %w", cmp.Or(g.Ref, "the default branch"), g.URL, err)
 	}
-	if ws.base = revParse(ctx, ws.dir, "HEAD"); ws.base == "" {
+	if ws.Base = revParse(ctx, ws.Dir, "HEAD"); ws.Base == "" {
 		return fmt.Errorf("clone %s: no commit checked out", g.URL)
 	}
 	return nil
@@ -222,35 +287,35 @@ func (ws *workspace) clone(ctx context.Context, g *Git) error {
 // diff is everything the task changed against the commit it started from:
 // new files, edits and deletions (staged in the scratch clone, which nobody
 // else uses) and commits the model made.
-func (ws *workspace) diff(ctx context.Context) (string, error) {
-	if _, err := git(ctx, ws.dir, "add", "--all"); err != nil {
+func (ws Workspace) diff(ctx context.Context) (string, error) {
+	if _, err := git(ctx, ws.Dir, "add", "--all"); err != nil {
 		return "", fmt.Errorf("take the diff: %w", err)
 	}
 	// The user's configuration must not change the patch's form.
-	out, err := git(ctx, ws.dir, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-renames",
-		"--src-prefix=a/", "--dst-prefix=b/", ws.base)
+	out, err := git(ctx, ws.Dir, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-renames",
+		"--src-prefix=a/", "--dst-prefix=b/", ws.Base)
 	if err != nil {
 		return "", fmt.Errorf("take the diff: %w", err)
 	}
 	return out, nil
 }
 
-// remove deletes a scratch clone, if any; a task may have left read-only
+// Remove deletes the scratch clone, if any; a task may have left read-only
 // directories in it (Go's module cache does).
-func (ws *workspace) remove() {
-	if ws.scratch == "" {
+func (ws Workspace) Remove() {
+	if ws.Scratch == "" {
 		return
 	}
-	if os.RemoveAll(ws.scratch) == nil {
+	if os.RemoveAll(ws.Scratch) == nil {
 		return
 	}
-	_ = filepath.WalkDir(ws.scratch, func(path string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(ws.Scratch, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
 			_ = os.Chmod(path, 0o700)
 		}
 		return nil
 	})
-	_ = os.RemoveAll(ws.scratch)
+	_ = os.RemoveAll(ws.Scratch)
 }
 
 // git runs git in dir and returns its standard output; its error carries

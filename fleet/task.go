@@ -228,9 +228,9 @@ func printable(s string) bool {
 	return true
 }
 
-// withDefaults fills the fields t leaves empty from d: a task's own
+// WithDefaults fills the fields t leaves empty from d: a task's own
 // fields win over the batch's.
-func (t Task) withDefaults(d Task) Task {
+func (t Task) WithDefaults(d Task) Task {
 	if t.Cwd == "" && t.Git == nil {
 		t.Cwd, t.Git = d.Cwd, d.Git
 	}

@@ -204,7 +204,7 @@ func TestWithDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, tt.in.withDefaults(d)); d != "" {
+			if d := cmp.Diff(tt.want, tt.in.WithDefaults(d)); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})

@@ -132,11 +132,15 @@ func (t *Team) spawn(ctx context.Context, env *tool.Env, def Definition, in Task
 	cenv.Todos, cenv.PlanFile = new(tool.TodoList), nil
 	cenv.Mailbox, cenv.AgentID = m.mailbox, m.id
 
+	maxTurns := p.MaxTurns
+	if t.cfg.MaxTurns != 0 {
+		maxTurns = max(t.cfg.MaxTurns, 0)
+	}
 	child := &agent.Agent{
 		Client: p.Client, Model: model, Tools: t.registry(def, depth), Env: cenv,
 		Permissions: p.Permissions, AllowAlways: p.AllowAlways,
 		NonInteractive: p.NonInteractive, QuestionTimeout: p.QuestionTimeout,
-		MaxTurns: p.MaxTurns, ModelInfo: info, MaxTokens: p.MaxTokens, Thinking: p.Thinking,
+		MaxTurns: maxTurns, ModelInfo: info, MaxTokens: p.MaxTokens, Thinking: p.Thinking,
 		ResultCap: p.ResultCap, BatchBudget: p.BatchBudget, SpillDir: p.SpillDir,
 		Preamble: t.cfg.Preamble, CompactThreshold: p.CompactThreshold, Now: p.Now,
 		ReadOnly: def.ReadOnly, AgentID: m.id, WaitBackground: true,

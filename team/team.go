@@ -28,6 +28,11 @@ type Config struct {
 	// MaxDepth is how deep subagents may nest: 1 (the default) lets the
 	// session's agent start subagents and none of them start more.
 	MaxDepth int
+	// MaxTurns limits each subagent's run: 0 takes the parent's limit
+	// (Parent.MaxTurns), a negative value means none. A session stepped
+	// one model call at a time (a durable engine's) limits its own agent
+	// to one call per run, not its subagents.
+	MaxTurns int
 	// Preamble, if set, opens every subagent's conversation (the
 	// environment and memory files), before its prompt.
 	Preamble func(ctx context.Context) (string, error)

@@ -246,6 +246,7 @@ var depRules = []depRule{
 	{pkg: "fleet", direct: true,
 		ours: []reach{
 			{".", "each task is a session of the SDK"},
+			{"event", "a session's events, collected into its result (Collect)"},
 			{"internal/printmode", "a task's result is print mode's result line (fleet.Result)"},
 		},
 		forbid: []reach{
@@ -253,6 +254,37 @@ var depRules = []depRule{
 			{"internal/tui/...", "a batch draws nothing"},
 			{"agent", "a task is a session: RunTask goes through the SDK, so every engine runs the same loop as nova -p"},
 			{"github.com/spf13/cobra/...", "the command line is internal/cli's"},
+		}},
+	// Fleets on Temporal: the same fleet pieces as the local pool, in
+	// activities; the SDK's worker and client.
+	{pkg: "fleet/temporal", direct: true,
+		ours: []reach{
+			{".", "a task's data directory (DefaultDataDir)"},
+			{"fleet", "every activity is fleet's Prepare, Step, JoinSteps and Finish: the engine is an option, not a fork of the loop"},
+			{"event", "a step's events: its turn, its heartbeats' progress"},
+			{"session", "a task's transcript, read for the model calls it holds"},
+			{"llm", "a transcript's messages"},
+		},
+		forbid: []reach{
+			{"agent", "a task is a session: steps go through the SDK (fleet.Step), as nova -p"},
+			{"internal/...", "a public package"},
+			{"github.com/spf13/cobra/...", "the command line is internal/cli's and internal/temporalcli's"},
+		}},
+	{pkg: "internal/temporalcli", direct: true,
+		ours: []reach{
+			{".", "the data directory"},
+			{"fleet", "the engine's tasks and config"},
+			{"fleet/temporal", "the engine and the worker"},
+			{"internal/cli", "the command line it adds to (cli.Companion)"},
+		}},
+	// nova itself links no Temporal: its SDK's reflection keeps every
+	// exported method in the binary (TestLinkerDropsUnusedMethods).
+	{pkg: "cmd/nova",
+		ours: []reach{{"...", "nova is all of the module, but the Temporal engine"}},
+		forbid: []reach{
+			{"fleet/temporal", "the Temporal engine is nova-temporal's (cmd/nova-temporal, cli.Companion): its SDK more than doubles a binary"},
+			{"internal/temporalcli", "nova-temporal's commands"},
+			{"go.temporal.io/...", "the Temporal SDK more than doubles a binary: nova-temporal links it"},
 		}},
 	// The CLI: the SDK, the events, the frontends and the streams — its own
 	// imports, so the SDK can never fall behind what the CLI does.

@@ -38,6 +38,11 @@ type BatchOptions struct {
 	AllowedTools   []string
 	MaxTurns       int
 	Timeout        time.Duration
+
+	// Engine is "local" (the default: a worker pool here) or "temporal"
+	// (workflows on a Temporal cluster, run by nova worker).
+	Engine   string
+	Temporal TemporalOptions
 }
 
 func newCmdBatch(ios *iostreams.IOStreams, runF func(context.Context, *BatchOptions) error) *cobra.Command {
@@ -59,7 +64,15 @@ their defaults. A line that is not a valid task is reported and skipped.
 Results go to --out (default: standard output), one JSON line per task as it
 ends: print mode's result object with the task's id. Run the same command again
 after Ctrl-C or a crash: the tasks the file holds as done are skipped. The exit
-code is 0 when every task ran and succeeded, 1 otherwise, 130 when interrupted.`,
+code is 0 when every task ran and succeeded, 1 otherwise, 130 when interrupted.
+
+With --engine temporal each task is a workflow on a Temporal cluster, its id
+the task's, run by nova worker processes on any machines (see nova worker
+--help), which also decide --parallel and --patch-dir. Ctrl-C stops collecting,
+not the tasks: run the command again to collect them. A task id runs once: a
+task submitted again collects its first run's result. The Temporal engine is in
+nova-temporal, nova built with the Temporal SDK, which nova hands the command
+over to (go install github.com/novacode/nova/cmd/nova-temporal@latest).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.TasksFile = args[0]
@@ -78,8 +91,23 @@ code is 0 when every task ran and succeeded, 1 otherwise, 130 when interrupted.`
 			if opts.Timeout < 0 {
 				return fmt.Errorf("--timeout must be positive, got %s", opts.Timeout)
 			}
-			if runF != nil {
+			switch opts.Engine {
+			case "", "local", "temporal":
+			default:
+				return fmt.Errorf("unknown --engine %q (local or temporal)", opts.Engine)
+			}
+			if opts.Engine != "temporal" {
+				for _, name := range []string{"temporal-address", "namespace", "task-queue"} {
+					if cmd.Flags().Changed(name) {
+						return fmt.Errorf("--%s needs --engine temporal", name)
+					}
+				}
+			}
+			switch {
+			case runF != nil:
 				return runF(cmd.Context(), opts)
+			case opts.Engine == "temporal" && companionOf(cmd.Context()) == nil:
+				return handOver(cmd.Context())
 			}
 			return runBatch(cmd.Context(), opts)
 		},
@@ -94,6 +122,8 @@ code is 0 when every task ran and succeeded, 1 otherwise, 130 when interrupted.`
 	f.StringArrayVar(&opts.AllowedTools, "allowedTools", nil, "Default rules allowed without asking, e.g. \"Bash(go test:*),Edit\"")
 	f.IntVar(&opts.MaxTurns, "max-turns", 0, "Default limit of model calls per task (0: no limit)")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "Default time limit per task, e.g. 10m (0: none)")
+	f.StringVar(&opts.Engine, "engine", "local", "Where tasks run: local (a worker pool here) or temporal (nova worker processes, via a Temporal cluster)")
+	opts.Temporal.addFlags(f)
 	return cmd
 }
 
@@ -122,9 +152,15 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 			AllowedTools: opts.AllowedTools, MaxTurns: opts.MaxTurns, Timeout: fleet.Duration(opts.Timeout)},
 		PatchDir: patchDir,
 	}
+	engine, closeEngine, err := batchEngine(ctx, opts, cfg)
+	if err != nil {
+		_ = res.Close()
+		return err
+	}
+	defer closeEngine()
 	prog := newBatchProgress(errOut, opts.IO.StderrIsTTY, len(tasks))
 	stop := prog.start()
-	sum, runErr := (&fleet.Batch{Engine: batchEngine(opts, cfg), Results: res, Progress: prog.update}).Run(ctx, tasks)
+	sum, runErr := (&fleet.Batch{Engine: engine, Results: res, Progress: prog.update}).Run(ctx, tasks)
 	stop()
 	if err := res.Close(); err != nil && runErr == nil {
 		runErr = err
@@ -141,12 +177,16 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	return nil
 }
 
-// batchEngine is the engine the tasks run on: the local worker pool, the
-// one engine so far. Another (a cluster's) is chosen here by a flag of its
-// own and gets the same Config: its workers run each task with
-// fleet.RunTask.
-func batchEngine(opts *BatchOptions, cfg fleet.Config) fleet.Engine {
-	return &fleet.Pool{Parallel: opts.Parallel, Config: cfg}
+// batchEngine is the engine the tasks run on, and what closes it: the
+// local worker pool, or (--engine temporal) the Temporal engine of the
+// companion (nova-temporal), whose workers run each task with fleet's
+// pieces, their own settings and directories; the defaults travel with
+// each task.
+func batchEngine(ctx context.Context, opts *BatchOptions, cfg fleet.Config) (fleet.Engine, func(), error) {
+	if opts.Engine == "temporal" {
+		return companionOf(ctx).Engine(ctx, opts.Temporal, cfg.Defaults, opts.IO.ErrOut)
+	}
+	return &fleet.Pool{Parallel: opts.Parallel, Config: cfg}, func() {}, nil
 }
 
 // readTasks parses the task file, reporting each invalid line.
@@ -217,9 +257,13 @@ func writeSummary(w io.Writer, opts *BatchOptions, s fleet.Summary, invalid int,
 		fmt.Fprintf(w, "nova: %s of %s invalid and skipped (see above)\n", plural(invalid, "line"), opts.TasksFile)
 	}
 	if s.NotRun > 0 {
-		if opts.Out != "" {
+		switch {
+		case opts.Engine == "temporal":
+			// Stopping the batch stopped collecting, not the workflows.
+			fmt.Fprintf(w, "nova: %d tasks not collected go on on the workers; run the same command again to collect them\n", s.NotRun)
+		case opts.Out != "":
 			fmt.Fprintf(w, "nova: run the same command again to run the %d tasks not run; those done are skipped\n", s.NotRun)
-		} else {
+		default:
 			fmt.Fprintf(w, "nova: %d tasks not run; with --out FILE, running the command again runs only those\n", s.NotRun)
 		}
 	}

@@ -26,16 +26,24 @@ func TestBatchFlags(t *testing.T) {
 		want    BatchOptions
 		wantErr string
 	}{
-		{name: "defaults", args: []string{"batch", "tasks.jsonl"}, want: BatchOptions{TasksFile: "tasks.jsonl"}},
+		{name: "defaults", args: []string{"batch", "tasks.jsonl"}, want: BatchOptions{TasksFile: "tasks.jsonl", Engine: "local", Temporal: defaultTemporal}},
 		{
 			name: "everything",
 			args: []string{"batch", "--parallel", "8", "--out", "r.jsonl", "--patch-dir", "p", "--provider", "openai", "--model", "m",
 				"--permission-mode", "acceptEdits", "--allowedTools", "Bash(go test:*),Edit", "--allowedTools", "Write",
 				"--max-turns", "7", "--timeout", "90s", "-"},
 			want: BatchOptions{TasksFile: "-", Parallel: 8, Out: "r.jsonl", PatchDir: "p", Provider: "openai", Model: "m",
-				PermissionMode: "acceptEdits", AllowedTools: []string{"Bash(go test:*),Edit", "Write"}, MaxTurns: 7, Timeout: 90 * time.Second},
+				PermissionMode: "acceptEdits", AllowedTools: []string{"Bash(go test:*),Edit", "Write"}, MaxTurns: 7, Timeout: 90 * time.Second,
+				Engine: "local", Temporal: defaultTemporal},
 		},
-		{name: "-o", args: []string{"batch", "-o", "out.jsonl", "t.jsonl"}, want: BatchOptions{TasksFile: "t.jsonl", Out: "out.jsonl"}},
+		{name: "-o", args: []string{"batch", "-o", "out.jsonl", "t.jsonl"}, want: BatchOptions{TasksFile: "t.jsonl", Out: "out.jsonl", Engine: "local", Temporal: defaultTemporal}},
+		{
+			name: "temporal",
+			args: []string{"batch", "--engine", "temporal", "--temporal-address", "tmprl:7233", "--namespace", "ci", "--task-queue", "q", "t"},
+			want: BatchOptions{TasksFile: "t", Engine: "temporal", Temporal: TemporalOptions{Address: "tmprl:7233", Namespace: "ci", TaskQueue: "q"}},
+		},
+		{name: "unknown engine", args: []string{"batch", "--engine", "k8s", "t"}, wantErr: `unknown --engine "k8s" (local or temporal)`},
+		{name: "temporal flags without the engine", args: []string{"batch", "--namespace", "ci", "t"}, wantErr: "--namespace needs --engine temporal"},
 		{name: "no file", args: []string{"batch"}, wantErr: "accepts 1 arg(s), received 0"},
 		{name: "two files", args: []string{"batch", "a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
 		{name: "negative parallel", args: []string{"batch", "--parallel", "-1", "t"}, wantErr: "--parallel must be 1 or more"},
@@ -71,6 +79,58 @@ func TestBatchFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, *got, cmpopts.IgnoreFields(BatchOptions{}, "IO"), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// defaultTemporal are the Temporal flags' defaults.
+var defaultTemporal = TemporalOptions{Address: "localhost:7233", Namespace: "default", TaskQueue: "nova-fleet"}
+
+func TestWorkerFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    WorkerOptions
+		wantErr string
+	}{
+		{name: "defaults", args: []string{"worker"}, want: WorkerOptions{Temporal: defaultTemporal}},
+		{
+			name: "everything",
+			args: []string{"worker", "--temporal-address", "10.0.0.5:7233", "--namespace", "ci", "--task-queue", "q", "--parallel", "4",
+				"--scratch-dir", "/shared/scratch", "--patch-dir", "/shared/patches"},
+			want: WorkerOptions{Temporal: TemporalOptions{Address: "10.0.0.5:7233", Namespace: "ci", TaskQueue: "q"}, Parallel: 4,
+				ScratchDir: "/shared/scratch", PatchDir: "/shared/patches"},
+		},
+		{name: "negative parallel", args: []string{"worker", "--parallel", "-1"}, wantErr: "--parallel must be 1 or more"},
+		{name: "arguments", args: []string{"worker", "tasks.jsonl"}, wantErr: `unknown command "tasks.jsonl"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *WorkerOptions
+			root := NewCmdRoot(ios, nil)
+			for _, c := range root.Commands() {
+				if c.Name() == "worker" {
+					root.RemoveCommand(c)
+				}
+			}
+			root.AddCommand(newCmdWorker(ios, func(ctx context.Context, o *WorkerOptions) error { got = o; return nil }))
+			root.SetArgs(tc.args)
+			root.SetOut(ios.Out)
+			root.SetErr(ios.ErrOut)
+			err := root.Execute()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, *got, cmpopts.IgnoreFields(WorkerOptions{}, "IO")); diff != "" {
 				t.Fatalf("options (-want +got):\n%s", diff)
 			}
 		})
@@ -126,27 +186,31 @@ func TestBatchSummary(t *testing.T) {
 	tests := []struct {
 		name        string
 		out         string
+		engine      string
 		sum         fleet.Summary
 		invalid     int
 		interrupted bool
 		want        string
 	}{
-		{"all done", "r.jsonl", fleet.Summary{Tally: fleet.Tally{Tasks: 1, Done: 1}, Wall: 1234 * time.Millisecond}, 0, false,
+		{"all done", "r.jsonl", "", fleet.Summary{Tally: fleet.Tally{Tasks: 1, Done: 1}, Wall: 1234 * time.Millisecond}, 0, false,
 			"nova: batch finished in 1.2s: 1 task, 1 done, 0 failed, 0 skipped (done before)\nnova: 0 tokens (0 in, 0 out), $0.0000\n"},
-		{"failures and an invalid line", "r.jsonl", fleet.Summary{Tally: tally, NotRun: 1, Wall: time.Minute}, 1, false,
+		{"failures and an invalid line", "r.jsonl", "", fleet.Summary{Tally: tally, NotRun: 1, Wall: time.Minute}, 1, false,
 			"nova: batch finished in 1m0s: 10 tasks, 6 done, 2 failed, 1 skipped (done before), 1 not run\n" +
 				"nova: 1.5M tokens (1.5M in, 2.3k out), $1.2346\n" +
 				"nova: 2 tasks failed; each one's line in r.jsonl says why\n" +
 				"nova: 1 line of t.jsonl invalid and skipped (see above)\n" +
 				"nova: run the same command again to run the 1 tasks not run; those done are skipped\n"},
-		{"interrupted, to standard output", "", fleet.Summary{Tally: fleet.Tally{Tasks: 5, Done: 2}, NotRun: 3, Wall: time.Second}, 0, true,
+		{"interrupted, to standard output", "", "", fleet.Summary{Tally: fleet.Tally{Tasks: 5, Done: 2}, NotRun: 3, Wall: time.Second}, 0, true,
 			"nova: batch interrupted in 1s: 5 tasks, 2 done, 0 failed, 0 skipped (done before), 3 not run\nnova: 0 tokens (0 in, 0 out), $0.0000\n" +
 				"nova: 3 tasks not run; with --out FILE, running the command again runs only those\n"},
+		{"interrupted, on Temporal", "r.jsonl", "temporal", fleet.Summary{Tally: fleet.Tally{Tasks: 5, Done: 2}, NotRun: 3, Wall: time.Second}, 0, true,
+			"nova: batch interrupted in 1s: 5 tasks, 2 done, 0 failed, 0 skipped (done before), 3 not run\nnova: 0 tokens (0 in, 0 out), $0.0000\n" +
+				"nova: 3 tasks not collected go on on the workers; run the same command again to collect them\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			writeSummary(&b, &BatchOptions{TasksFile: "t.jsonl", Out: tt.out}, tt.sum, tt.invalid, tt.interrupted)
+			writeSummary(&b, &BatchOptions{TasksFile: "t.jsonl", Out: tt.out, Engine: tt.engine}, tt.sum, tt.invalid, tt.interrupted)
 			if d := cmp.Diff(tt.want, b.String()); d != "" {
 				t.Errorf("summary (-want +got):\n%s", d)
 			}
@@ -213,5 +277,57 @@ func TestRunBatch(t *testing.T) {
 	b, _ := os.ReadFile(results)
 	if n := strings.Count(string(b), "\n"); n != 3 {
 		t.Errorf("%d result lines, want a, f, f:\n%s", n, b)
+	}
+}
+
+// Without the Temporal SDK linked in, nova hands the Temporal commands
+// over to nova-temporal, found on PATH (or beside nova), with the whole
+// command line; without it, it says how to install it.
+func TestTemporalCommandsHandedOver(t *testing.T) {
+	type call struct {
+		path string
+		args []string
+	}
+	var calls []call
+	saved := execCompanion
+	execCompanion = func(path string, args []string) (int, error) {
+		calls = append(calls, call{path, args})
+		return 3, nil
+	}
+	t.Cleanup(func() { execCompanion = saved })
+
+	bin := t.TempDir()
+	fake := filepath.Join(bin, "nova-temporal")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"worker", "--parallel", "2"}, 3},
+		{[]string{"batch", "--engine", "temporal", "--namespace", "ci", "tasks.jsonl"}, 3},
+	}
+	t.Setenv("PATH", bin)
+	for _, tc := range tests {
+		ios, _, _, errOut := iostreams.Test()
+		if code := Run(t.Context(), ios, tc.args); code != tc.code {
+			t.Errorf("nova %v: exit %d, want the companion's %d (%s)", tc.args, code, tc.code, errOut)
+		}
+	}
+	want := []call{{fake, tests[0].args}, {fake, tests[1].args}}
+	if d := cmp.Diff(want, calls, cmp.AllowUnexported(call{})); d != "" {
+		t.Errorf("handed over (-want +got):\n%s", d)
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	ios, _, _, errOut := iostreams.Test()
+	if code := Run(t.Context(), ios, []string{"worker"}); code != 1 ||
+		!strings.Contains(errOut.String(), "go install github.com/novacode/nova/cmd/nova-temporal@latest") {
+		t.Errorf("without nova-temporal: exit %d, %q", code, errOut)
+	}
+	// A local batch stays here.
+	if len(calls) != 2 {
+		t.Errorf("%d hand-overs, want 2", len(calls))
 	}
 }

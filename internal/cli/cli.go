@@ -103,7 +103,10 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // Main runs the nova command line and returns the process exit code.
-func Main() int {
+func Main() int { return MainWith(nil) }
+
+// MainWith is Main with the commands c adds (nova-temporal's main).
+func MainWith(c *Companion) int {
 	// Before anything opens a file: what nova inherited must not reach the
 	// commands it starts.
 	nova.InitProcess()
@@ -115,11 +118,16 @@ func Main() int {
 		<-ctx.Done()
 		stop()
 	}()
-	return Run(ctx, iostreams.System(), os.Args[1:])
+	return RunWith(ctx, iostreams.System(), os.Args[1:], c)
 }
 
 // Run executes nova with args on ios; tests call it directly.
-func Run(ctx context.Context, ios *iostreams.IOStreams, args []string) (code int) {
+func Run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
+	return RunWith(ctx, ios, args, nil)
+}
+
+// RunWith is Run with the commands c adds.
+func RunWith(ctx context.Context, ios *iostreams.IOStreams, args []string, c *Companion) (code int) {
 	defer func() {
 		// A bug must not reach the user as a goroutine dump: say what
 		// happened and how to report it. (Tool panics never get here; the
@@ -137,6 +145,8 @@ func Run(ctx context.Context, ios *iostreams.IOStreams, args []string) (code int
 	cmd.SetIn(ios.In)
 	cmd.SetOut(ios.Out)
 	cmd.SetErr(ios.ErrOut)
+	// A command nova hands over to its companion hands over this line.
+	ctx = context.WithValue(context.WithValue(ctx, argsKey{}, args), companionKey{}, c)
 	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return 0

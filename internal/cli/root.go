@@ -110,7 +110,7 @@ you trust the workspace (the interactive UI asks; see nova trust).`,
 	// of our own would link text/template's executor, which keeps every
 	// exported method of every reachable type in the binary
 	// (internal/archtest.TestLinkerDropsUnusedMethods).
-	cmd.AddCommand(newCmdPermission(ios, nil), newCmdSessions(ios, nil), newCmdRewind(ios, nil), newCmdTrust(ios, nil), newCmdMCP(ios), newCmdServe(ios, nil), newCmdACP(ios, nil), newCmdBatch(ios, nil))
+	cmd.AddCommand(newCmdPermission(ios, nil), newCmdSessions(ios, nil), newCmdRewind(ios, nil), newCmdTrust(ios, nil), newCmdMCP(ios), newCmdServe(ios, nil), newCmdACP(ios, nil), newCmdBatch(ios, nil), newCmdWorker(ios, nil))
 	f := cmd.Flags()
 	f.BoolVarP(&opts.Print, "print", "p", false, "Print mode: run the prompt non-interactively and exit")
 	f.StringVar(&opts.OutputFormat, "output-format", "text", "Print-mode output: text, json or stream-json")

@@ -74,6 +74,90 @@ func Conversations(scripts map[string][]Turn) func(Request) Turn {
 	}
 }
 
+// ConversationTurns is Conversations for a client that may send a request
+// again — a retried call, a step of a durable engine retried after its
+// worker died mid-stream: a request gets the turn of its conversation's
+// script whose index is the number of the model's answers the request
+// carries (Answers), so that the same request always gets the same answer,
+// however often it comes. A request past its script's end is answered
+// with an error, as are those of no script.
+func ConversationTurns(scripts map[string][]Turn) func(Request) Turn {
+	var byLength []string // markers, longest first
+	for marker := range scripts {
+		if marker != "" {
+			byLength = append(byLength, marker)
+		}
+	}
+	slices.SortFunc(byLength, func(a, b string) int {
+		return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b))
+	})
+	return func(r Request) Turn {
+		text := firstUserText(r.Body)
+		marker, ok := "", false
+		for _, m := range byLength {
+			if strings.Contains(text, m) {
+				marker, ok = m, true
+				break
+			}
+		}
+		turns, known := scripts[marker]
+		if !ok && !known {
+			return errorTurn("llmtest: no script for conversation: " + opening(text))
+		}
+		n := Answers(r.Body)
+		if n >= len(turns) {
+			return errorTurn(fmt.Sprintf("llmtest: script %q has %d turns; the request carries %d answers; conversation: %s", marker, len(turns), n, opening(text)))
+		}
+		return turns[n]
+	}
+}
+
+// Answers counts the model's answers in a model call's body, whatever its
+// protocol: runs of assistant messages (Anthropic, Chat Completions) or of
+// the items an answer is made of (Responses: assistant messages, function
+// calls, reasoning, the provider's searches), each ended by a user message,
+// a tool result or a function call's output. -1 when the body is not a
+// model call.
+func Answers(body []byte) int {
+	var req struct {
+		Messages []json.RawMessage `json:"messages"`
+		Input    json.RawMessage   `json:"input"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return -1
+	}
+	items := req.Messages
+	if len(items) == 0 {
+		var s string
+		if json.Unmarshal(req.Input, &s) == nil {
+			return 0 // a prompt alone
+		}
+		if json.Unmarshal(req.Input, &items) != nil {
+			return -1
+		}
+	}
+	n, answering := 0, false
+	for _, raw := range items {
+		var it struct {
+			Type string `json:"type"`
+			Role string `json:"role"`
+		}
+		if json.Unmarshal(raw, &it) != nil {
+			continue
+		}
+		switch {
+		case it.Role == "assistant", it.Type == "function_call", it.Type == "reasoning", it.Type == "web_search_call":
+			if !answering {
+				n++
+			}
+			answering = true
+		case it.Role == "user", it.Role == "tool", it.Type == "function_call_output":
+			answering = false
+		}
+	}
+	return n
+}
+
 // errorTurn answers 500 with msg, which the client reports.
 func errorTurn(msg string) Turn {
 	return Turn{Status: http.StatusInternalServerError, ErrorMessage: msg}

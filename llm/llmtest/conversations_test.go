@@ -269,3 +269,48 @@ func TestConversationsConcurrent(t *testing.T) {
 		t.Errorf("%d requests, want %d", n, len(protocols)*calls)
 	}
 }
+
+// A request sent again gets the same answer: the turn is chosen by the
+// answers the request carries, in every protocol's shape.
+func TestConversationTurns(t *testing.T) {
+	f := llmtest.ConversationTurns(map[string][]llmtest.Turn{
+		"task-1": {say("one"), say("two"), say("three")},
+		"task-2": {say("other")},
+	})
+	cases := []struct {
+		name, body string
+		answers    int
+		want       string
+	}{
+		{"anthropic, the prompt", `{"messages":[{"role":"user","content":"task-1 go"}]}`, 0, "one"},
+		{"anthropic, after a tool turn",
+			`{"messages":[{"role":"user","content":"task-1 go"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"x","input":{}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"ok"}]}]}`, 1, "two"},
+		{"chat, tool messages end an answer",
+			`{"messages":[{"role":"system","content":"s"},{"role":"user","content":"task-1"},{"role":"assistant","tool_calls":[{}]},{"role":"tool","content":"r"},` +
+				`{"role":"assistant","content":"x"},{"role":"user","content":"more"}]}`, 2, "three"},
+		{"responses, an answer's items count once",
+			`{"input":[{"type":"message","role":"user","content":"task-1"},{"type":"reasoning"},{"type":"function_call","call_id":"c"},` +
+				`{"type":"function_call","call_id":"d"},{"type":"function_call_output","call_id":"c"},{"type":"function_call_output","call_id":"d"}]}`, 1, "two"},
+		{"responses, a prompt string", `{"input":"task-2"}`, 0, "other"},
+		{"past the script",
+			`{"messages":[{"role":"user","content":"task-2"},{"role":"assistant","content":"other"},{"role":"user","content":"and?"}]}`, 1,
+			`500 llmtest: script "task-2" has 1 turns; the request carries 1 answers; conversation: "task-2"`},
+		{"no script", `{"messages":[{"role":"user","content":"task-3"}]}`, 0, `500 llmtest: no script for conversation: "task-3"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if n := llmtest.Answers([]byte(tc.body)); n != tc.answers {
+				t.Errorf("Answers = %d, want %d", n, tc.answers)
+			}
+			for range 2 { // the same request again: the same answer
+				if got := answer(f(llmtest.Request{Body: []byte(tc.body)})); got != tc.want {
+					t.Errorf("got %q, want %q", got, tc.want)
+				}
+			}
+		})
+	}
+	if n := llmtest.Answers([]byte(`{oops`)); n != -1 {
+		t.Errorf("Answers of a body that is not JSON = %d, want -1", n)
+	}
+}
