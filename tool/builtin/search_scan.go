@@ -468,7 +468,16 @@ func (s *scanner) longLine() bool {
 			return
 		}
 		s.m.reset()
-		if _, _, ms, ok := s.m.find(piece, 0); ok {
+		ms, ok := 0, false
+		if s.m.exact {
+			_, _, ms, ok = s.m.find(piece, 0)
+		} else if loc := s.m.re.FindIndex(piece); loc != nil && loc[1] < len(piece) {
+			// A match that reaches the piece's end may not be one in the
+			// whole line ($, \b, a greedy repetition see an end that is
+			// not there); one that ends before it saw real bytes only.
+			ms, ok = loc[0], true
+		}
+		if ok {
 			matched = true
 			from := max(ms-grepLineMax/2, 0)
 			snip = append(snip[:0], piece[from:min(ms+grepLineMax, len(piece))]...)
