@@ -203,10 +203,8 @@ func grepFile1(ctx context.Context, f *os.File, q *grepQuery, m *matcher, opts s
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("it is not a regular file (%s)", fi.Mode().Type())
 	}
-	var stop atomic.Bool
-	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 	opts.binary = binaryConvert
-	sc := newScanner(m, opts, &stop)
+	sc := newScanner(ctx, m, opts)
 	var res scanResult
 	var found bool
 	if q.multiline {
@@ -246,7 +244,7 @@ func grepTree(ctx context.Context, env *tool.Env, root *os.File, q *grepQuery, m
 	}
 	var changedFiles, tooBig atomic.Int64
 	w.newVisitor = func(w *searchWalk) walkVisitor {
-		return &grepVisitor{w: w, env: env, ctx: ctx, root: q.root, m: m, coll: coll, sc: newScanner(m, opts, &w.stop),
+		return &grepVisitor{w: w, env: env, ctx: ctx, root: q.root, m: m, coll: coll, sc: newScanner(ctx, m, opts),
 			multiline: q.multiline, slots: slots, tooBig: &tooBig, partial: &notes.partial, changed: &changedFiles}
 	}
 	err = w.run(ctx, rd, level)

@@ -2,10 +2,10 @@ package builtin
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -67,8 +67,9 @@ type scanResult struct {
 type scanner struct {
 	m    *matcher
 	opts scanOpts
-	stop *atomic.Bool
-	buf  []byte
+	// ctx ends the scan: it is looked at before every read.
+	ctx context.Context
+	buf []byte
 
 	// Per file: the line buffer (ripgrep's LineBuffer).
 	r        io.Reader
@@ -94,8 +95,8 @@ type scanner struct {
 	binaryLate  bool
 }
 
-func newScanner(m *matcher, opts scanOpts, stop *atomic.Bool) *scanner {
-	s := &scanner{m: m.clone(), opts: opts, stop: stop}
+func newScanner(ctx context.Context, m *matcher, opts scanOpts) *scanner {
+	s := &scanner{m: m.clone(), opts: opts, ctx: ctx}
 	for _, l := range m.lits {
 		s.maxLit = max(s.maxLit, len(l.s))
 	}
@@ -145,7 +146,7 @@ func (s *scanner) maxContext() int { return max(s.opts.before, s.opts.after) }
 // fill consumes what was searched (but the lines context may still need)
 // and reads on; false means there is nothing more to search.
 func (s *scanner) fill() bool {
-	if s.stop.Load() {
+	if s.ctx.Err() != nil {
 		s.stopped = true
 		return false
 	}
@@ -216,7 +217,7 @@ func (s *scanner) refill() bool {
 			}
 			continue
 		}
-		if s.stop.Load() {
+		if s.ctx.Err() != nil {
 			s.stopped = true
 			return false
 		}
@@ -501,7 +502,7 @@ func (s *scanner) longLine() bool {
 		pieceStart += int64(s.end - keep)
 		copy(s.buf, s.buf[s.end-keep:s.end])
 		s.end = keep
-		if s.stop.Load() {
+		if s.ctx.Err() != nil {
 			s.stopped = true
 			return false
 		}
@@ -606,7 +607,7 @@ func (s *scanner) scanWhole(data []byte, res *scanResult) bool {
 		}
 	}
 	for pos := 0; pos <= len(data); {
-		if s.stop.Load() {
+		if s.ctx.Err() != nil {
 			s.stopped = true
 			return false
 		}

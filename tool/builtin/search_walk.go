@@ -109,7 +109,9 @@ type searchWalk struct {
 	workers    int
 	newVisitor func(w *searchWalk) walkVisitor
 
-	stop   atomic.Bool
+	// ctx is the call's: its end stops the walk at the next entry, and the
+	// scans at their next read.
+	ctx    context.Context
 	mu     sync.Mutex
 	cond   sync.Cond
 	stack  []walkJob
@@ -139,11 +141,13 @@ func walkWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 12) }
 // once every worker has ended: at once when ctx ends (ctx.Err()).
 func (w *searchWalk) run(ctx context.Context, root *wdir, level *ignoreLevel) error {
 	w.cond.L = &w.mu
+	w.ctx = ctx
 	w.stack = append(w.stack, walkJob{dir: root, level: level})
 	w.active = 1
+	// Workers waiting for a directory learn of the end here; working ones
+	// look at ctx themselves, so as not to wait for this function to run.
 	stopWatch := context.AfterFunc(ctx, func() {
 		w.mu.Lock()
-		w.stop.Store(true)
 		w.cond.Broadcast()
 		w.mu.Unlock()
 	})
@@ -181,10 +185,10 @@ func (w *searchWalk) run(ctx context.Context, root *wdir, level *ignoreLevel) er
 func (w *searchWalk) pop() (walkJob, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for len(w.stack) == 0 && w.active > 0 && !w.stop.Load() {
+	for len(w.stack) == 0 && w.active > 0 && w.ctx.Err() == nil {
 		w.cond.Wait()
 	}
-	if w.stop.Load() || len(w.stack) == 0 {
+	if w.ctx.Err() != nil || len(w.stack) == 0 {
 		return walkJob{}, false
 	}
 	j := w.stack[len(w.stack)-1]
@@ -270,7 +274,7 @@ func (w *searchWalk) dir(v walkVisitor, j walkJob, buf []byte, entries []dirent)
 	}
 	level := newLevel(j.level, files, hasGit, "", strip)
 	for i := range entries {
-		if w.stop.Load() {
+		if w.ctx.Err() != nil {
 			return entries
 		}
 		e := &entries[i]
