@@ -181,12 +181,13 @@ func makeLiteral(r litRunes) (literal, bool) {
 	best := -1
 	for i, c := range l.s {
 		if l.fold {
-			if c >= utf8.RuneSelf || foldsOutsideASCII(c) {
-				continue // not certain to be this byte in a match
-			}
 			if isASCIILetter(c) {
+				// The parser keeps a fold's smallest rune (K for k).
 				l.s[i] = c | 0x20
 				c |= 0x20
+			}
+			if c >= utf8.RuneSelf || foldsOutsideASCII(c) {
+				continue // not certain to be this byte in a match
 			}
 		}
 		if best < 0 || l.freq(c) < l.freq(l.s[best]) {
@@ -266,16 +267,52 @@ func (l *literal) nextByte(b []byte, from int) int {
 	return p
 }
 
-// at reports whether the literal occurs in b at i.
-func (l *literal) at(b []byte, i int) bool {
-	if i < 0 || i+len(l.s) > len(b) {
-		return false
+// presence is what a byte comparison says of a literal at a position.
+type presence uint8
+
+const (
+	absent  presence = iota
+	present          // there (a match of an exact pattern)
+	unsure           // non-ASCII text around: only the regular expression can tell
+)
+
+// at reports whether the literal occurs in b at i. A case-folding literal
+// is compared folding ASCII letters; where that fails but non-ASCII text is
+// near, a Unicode folding (K for k, ſ for s, É for é) might still match,
+// and the answer is unsure.
+func (l *literal) at(b []byte, i int) presence {
+	if i >= 0 && i+len(l.s) <= len(b) {
+		if !l.fold {
+			if string(b[i:i+len(l.s)]) == string(l.s) {
+				return present
+			}
+			return absent
+		}
+		if foldEqual(b[i:i+len(l.s)], l.s) {
+			return present
+		}
+	} else if !l.fold {
+		return absent
 	}
-	if !l.fold {
-		return string(b[i:i+len(l.s)]) == string(l.s)
+	if l.exactFold() {
+		return absent
 	}
-	for j, c := range l.s {
-		d := b[i+j]
+	// A folded form may be longer or shorter: look around the literal's
+	// span, a few bytes wider on each side, for non-ASCII bytes.
+	from, to := max(i-2*utf8.UTFMax, 0), min(i+len(l.s)+2*utf8.UTFMax, len(b))
+	for _, c := range b[max(from, 0):max(to, from)] {
+		if c >= utf8.RuneSelf {
+			return unsure
+		}
+	}
+	return absent
+}
+
+// foldEqual compares b with the lowercase ASCII literal s, folding b's
+// ASCII letters.
+func foldEqual(b, s []byte) bool {
+	for j, c := range s {
+		d := b[j]
 		if isASCIILetter(d) {
 			d |= 0x20
 		}
@@ -323,16 +360,17 @@ func (m *matcher) find(region []byte, from int) (ls, le, ms int, ok bool) {
 		if at < 0 {
 			return 0, 0, 0, false
 		}
-		if m.exact {
-			if ms = at - hit.rare; !hit.at(region, ms) {
-				pos = at + 1 // not the literal here; maybe later on this line
-				continue
-			}
-			ls = bytes.LastIndexByte(region[from:ms], '\n') + 1 + from
-			return ls, lineEnd(region, ms), ms, true
+		ms = at - hit.rare
+		there := hit.at(region, ms)
+		if there == absent {
+			pos = at + 1 // not the literal here; maybe later on this line
+			continue
 		}
 		ls = bytes.LastIndexByte(region[from:at], '\n') + 1 + from
 		le = lineEnd(region, at)
+		if m.exact && there == present {
+			return ls, le, ms, true
+		}
 		if loc := m.re.FindIndex(region[ls:le]); loc != nil {
 			return ls, le, ls + loc[0], true
 		}
