@@ -86,8 +86,18 @@ func rgTree(t *testing.T, dir, outside string) (guarded []string) {
 	}
 	late.WriteString("\x00needle late\n")
 	long := strings.Repeat("x", scanBufMax+100) + " needle\nneedle short\n"
+	// Matches spread over several of the scanner's buffers, so that
+	// context lines fall on both sides of a refill.
+	var spread strings.Builder
+	for i := 0; spread.Len() < 400<<10; i++ {
+		if i%397 == 0 || i%397 == 3 {
+			fmt.Fprintf(&spread, "needle %d\n", i)
+		} else {
+			fmt.Fprintf(&spread, "line %d %s\n", i, strings.Repeat("-", i%180))
+		}
+	}
 	many := strings.Repeat("needle many\nother\n", 3000)
-	writeFiles(t, dir, map[string]string{"bin/late.dat": late.String(), "long/line.txt": long, "many.txt": many})
+	writeFiles(t, dir, map[string]string{"bin/late.dat": late.String(), "long/line.txt": long, "many.txt": many, "spread/s.txt": spread.String()})
 	for _, l := range [][2]string{
 		{"src/main.go", "link-in.go"},
 		{outside, "link-out"},
@@ -156,7 +166,7 @@ func TestSearchMatchesRipgrep(t *testing.T) {
 		{"literal", GrepInput{Pattern: "needle"}, []string{"needle"}, nil},
 		{"literal count", GrepInput{Pattern: "needle", OutputMode: "count"}, []string{"needle"}, nil},
 		// many.txt has more matching lines than the output shows.
-		{"literal content", GrepInput{Pattern: "needle", OutputMode: "content", Glob: "!many.txt"}, []string{"needle", "-g", "!many.txt"}, []string{"-g", "!many.txt"}},
+		{"literal content", GrepInput{Pattern: "needle", OutputMode: "content", Glob: "!many.txt !spread"}, []string{"needle", "-g", "!many.txt", "-g", "!spread"}, []string{"-g", "!many.txt", "-g", "!spread"}},
 		{"ignore case", GrepInput{Pattern: "NeEdLe", IgnoreCase: true, OutputMode: "count"}, []string{"-i", "NeEdLe"}, nil},
 		{"ignore case with a k", GrepInput{Pattern: "kept", IgnoreCase: true}, []string{"-i", "kept"}, nil},
 		{"regexp", GrepInput{Pattern: `func \w+Server\w*\(`, OutputMode: "content"}, []string{`func \w+Server\w*\(`}, nil},
@@ -168,6 +178,9 @@ func TestSearchMatchesRipgrep(t *testing.T) {
 		{"glob excludes", GrepInput{Pattern: "needle", Glob: "!pkg*"}, []string{"needle", "-g", "!pkg*"}, []string{"-g", "!pkg*"}},
 		{"type", GrepInput{Pattern: "needle", Type: "go", OutputMode: "count"}, []string{"needle", "-t", "go"}, []string{"-t", "go"}},
 		{"context", GrepInput{Pattern: "NewServer", OutputMode: "content", Context: 2}, []string{"-C2", "NewServer"}, nil},
+		{"context across buffers", GrepInput{Pattern: "needle", OutputMode: "content", Context: 4, Path: "spread"}, []string{"-C4", "needle", "spread"}, []string{"spread"}},
+		{"after context across buffers", GrepInput{Pattern: "needle", OutputMode: "content", After: 2, Path: "spread"}, []string{"-A2", "needle", "spread"}, []string{"spread"}},
+		{"before context across buffers", GrepInput{Pattern: "needle", OutputMode: "content", Before: 5, Path: "spread"}, []string{"-B5", "needle", "spread"}, []string{"spread"}},
 		{"subdirectory", GrepInput{Pattern: "needle", Path: "src"}, []string{"needle", "src"}, []string{"src"}},
 	}
 	for _, tt := range tests {

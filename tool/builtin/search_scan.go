@@ -70,6 +70,9 @@ type scanner struct {
 	// ctx ends the scan: it is looked at before every read.
 	ctx context.Context
 	buf []byte
+	// initSize and maxSize are the buffer's bounds: scanBufInit and
+	// scanBufMax, smaller in tests, to make many refills of small files.
+	initSize, maxSize int
 
 	// Per file: the line buffer (ripgrep's LineBuffer).
 	r        io.Reader
@@ -84,6 +87,7 @@ type scanner struct {
 	readErr  error
 	maxLit   int // the longest literal, for the overlap of a long line's pieces
 	nulFound bool
+	readNew  bool // the last refill read something
 
 	// Per file: the searcher (ripgrep's Core).
 	searched    int // buffer offset up to which lines are searched
@@ -96,7 +100,7 @@ type scanner struct {
 }
 
 func newScanner(ctx context.Context, m *matcher, opts scanOpts) *scanner {
-	s := &scanner{m: m.clone(), opts: opts, ctx: ctx}
+	s := &scanner{m: m.clone(), opts: opts, ctx: ctx, initSize: scanBufInit, maxSize: scanBufMax}
 	for _, l := range m.lits {
 		s.maxLit = max(s.maxLit, len(l.s))
 	}
@@ -107,7 +111,7 @@ func newScanner(ctx context.Context, m *matcher, opts scanOpts) *scanner {
 // match to report; an error is a read error, or errStopped.
 func (s *scanner) scan(r io.Reader, res *scanResult) (bool, error) {
 	if s.buf == nil {
-		s.buf = make([]byte, scanBufInit)
+		s.buf = make([]byte, s.initSize)
 	}
 	*res = scanResult{binaryAt: -1}
 	s.r, s.res = r, res
@@ -120,8 +124,8 @@ func (s *scanner) scan(r io.Reader, res *scanResult) (bool, error) {
 		s.search()
 	}
 	// Shrink a buffer a long line grew, for the next file.
-	if len(s.buf) > scanBufInit {
-		s.buf = make([]byte, scanBufInit)
+	if len(s.buf) > s.initSize {
+		s.buf = make([]byte, s.initSize)
 	}
 	switch {
 	case s.stopped:
@@ -170,7 +174,7 @@ func (s *scanner) fill() bool {
 	if !didRead {
 		return false
 	}
-	if consumed == 0 && oldLen == s.lastTerm-s.pos {
+	if consumed == 0 && !s.readNew {
 		return false // only context is left
 	}
 	return true
@@ -199,6 +203,7 @@ func preceding(b []byte, count int) int {
 // refill moves what is not consumed to the start of the buffer and reads
 // until the buffer holds a line end (ripgrep's LineBuffer::fill).
 func (s *scanner) refill() bool {
+	s.readNew = false
 	if s.opts.binary == binaryQuit && s.res.binaryAt >= 0 || s.eof {
 		return s.pos < s.lastTerm
 	}
@@ -233,6 +238,7 @@ func (s *scanner) refill() bool {
 		}
 		old := s.end
 		s.end += k
+		s.readNew = true
 		if s.nulCheck(old) {
 			return s.pos < s.end
 		}
@@ -270,21 +276,22 @@ func (s *scanner) nulCheck(from int) bool {
 // false when it is already that large. Context lines kept at its start are
 // dropped first when that makes room.
 func (s *scanner) grow() bool {
-	if len(s.buf) >= scanBufMax {
-		if s.lastTerm > 0 {
-			// Kept context lines (searched already) give way to the line
-			// being read.
-			s.countLines(s.lastTerm)
-			s.countedPos -= s.lastTerm
-			s.abs += int64(s.lastTerm)
-			n := copy(s.buf, s.buf[s.lastTerm:s.end])
+	if len(s.buf) >= s.maxSize {
+		// The buffer is full and what was read since the roll holds no
+		// line end: the complete lines are the context kept at its start.
+		if kept := bytes.LastIndexByte(s.buf[:s.end], '\n') + 1; kept > 0 {
+			// They (searched already) give way to the line being read.
+			s.countLines(kept)
+			s.countedPos -= kept
+			s.abs += int64(kept)
+			n := copy(s.buf, s.buf[kept:s.end])
 			s.searched, s.lastVisited = 0, 0
 			s.pos, s.lastTerm, s.end = 0, 0, n
 			return true
 		}
 		return false
 	}
-	nb := make([]byte, min(len(s.buf)*3, scanBufMax))
+	nb := make([]byte, min(len(s.buf)*3, s.maxSize))
 	copy(nb, s.buf[:s.end])
 	s.buf = nb
 	return true
@@ -487,7 +494,7 @@ func (s *scanner) longLine() bool {
 	}
 	look(s.buf[:s.end], lineStart)
 	if !matched {
-		snip = append(snip[:0], s.buf[:grepLineMax+utf8.UTFMax]...)
+		snip = append(snip[:0], s.buf[:min(grepLineMax+utf8.UTFMax, s.end)]...)
 		snipAt = lineStart
 	}
 	if !s.m.exact {
@@ -546,6 +553,7 @@ func (s *scanner) longLine() bool {
 		s.lastTerm = bytes.LastIndexByte(s.buf[:n], '\n') + 1
 		s.searched, s.lastVisited = 0, 0
 		s.countedPos, s.countedLine = 0, no+1
+		s.readNew = true
 		return true
 	}
 }
