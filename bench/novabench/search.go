@@ -196,7 +196,9 @@ func searchRow(ctx context.Context, searchcall, dir string, q searchQuery, runs 
 		foundCell(q, first.out, rgFirst.out)), nil
 }
 
-// foundCell says how many files each found.
+// foundCell says how many files (content mode: lines) each found. The
+// tool's output shows at most what fits in 30,000 characters; its totals
+// are in its last lines.
 func foundCell(q searchQuery, tool, rg []byte) string {
 	lines := func(b []byte) []string {
 		var out []string
@@ -208,17 +210,25 @@ func foundCell(q searchQuery, tool, rg []byte) string {
 		return out
 	}
 	t, r := lines(tool), lines(rg)
+	var n int
 	switch {
 	case q.tool == "Glob":
-		return fmt.Sprintf("%d / %d", len(t), len(r))
+		n = len(t)
 	case strings.Contains(q.input, `"count"`):
-		return fmt.Sprintf("%d / %d", max(len(t)-1, 0), len(r)) // the total line
+		for _, l := range t {
+			fmt.Sscanf(l[strings.Index(l, " across ")+1:], "across %d", &n)
+		}
 	case strings.Contains(q.input, `"content"`):
-		return fmt.Sprintf("%d / %d lines", len(t), len(r))
-	}
-	n := 0
-	if len(t) > 0 {
-		fmt.Sscanf(t[0], "Found %d", &n)
+		n = len(t)
+		if i := strings.Index(string(tool), "(Showing "); i >= 0 {
+			var shown int
+			fmt.Sscanf(string(tool[i:]), "(Showing %d of %d", &shown, &n)
+		}
+		return fmt.Sprintf("%d / %d lines", n, len(r))
+	default:
+		if len(t) > 0 {
+			fmt.Sscanf(t[0], "Found %d", &n)
+		}
 	}
 	return fmt.Sprintf("%d / %d", n, len(r))
 }

@@ -10,6 +10,7 @@
 //	searchcall -dir WS -recheck rg ARGS…   ripgrep, then every path it
 //	                                       printed re-checked by the guard
 //	-hwm                                   also write VmHWM to standard error
+//	-cpuprofile FILE                       profile the call
 //
 // -recheck is the other design the issue offered (ripgrep where installed,
 // its output re-checked): each listed file is opened and its real path
@@ -26,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -40,9 +42,23 @@ func main() {
 	input := flag.String("input", "{}", "the call's input (JSON)")
 	recheck := flag.Bool("recheck", false, "run the command after the flags, then re-check each path it prints")
 	hwm := flag.Bool("hwm", false, "write the process's peak resident size (VmHWM) to standard error at the end")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the call to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "searchcall:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "searchcall:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*dir, *name, *input, *recheck, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "searchcall:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 	if *hwm {

@@ -217,7 +217,7 @@ func grepFile1(ctx context.Context, f *os.File, q *grepQuery, m *matcher, opts s
 			return err
 		}
 		found = sc.scanWhole(data, &res)
-	} else if found, err = sc.scan(f, &res); err != nil && !errors.Is(err, errStopped) {
+	} else if found, err = sc.scan(f, &res, fi.Size()); err != nil && !errors.Is(err, errStopped) {
 		return err
 	}
 	notes.partial.Add(int64(res.partial))
@@ -357,7 +357,7 @@ func (v *grepVisitor) file(d *wdir, e *dirent, rel string) {
 		}
 		found = v.sc.scanWhole(buf[:n], &v.res)
 	} else {
-		found, err = v.sc.scan(f, &v.res)
+		found, err = v.sc.scan(f, &v.res, st.size)
 		if err != nil {
 			return
 		}

@@ -66,7 +66,7 @@ func TestScanStops(t *testing.T) {
 			r := &endlessStopping{stopAt: 100, cancel: cancel}
 			sc := newScanner(ctx, m, scanOpts{mode: mode, keepLines: 10, keepBytes: 1000})
 			var res scanResult
-			found, err := sc.scan(r, &res)
+			found, err := sc.scan(r, &res, -1)
 			if found || err != errStopped {
 				t.Fatalf("scan = %v, %v; want it stopped", found, err)
 			}

@@ -87,7 +87,8 @@ type scanner struct {
 	readErr  error
 	maxLit   int // the longest literal, for the overlap of a long line's pieces
 	nulFound bool
-	readNew  bool // the last refill read something
+	readNew  bool  // the last refill read something
+	size     int64 // the file's size at its open, -1 if unknown
 
 	// Per file: the searcher (ripgrep's Core).
 	searched    int // buffer offset up to which lines are searched
@@ -108,13 +109,16 @@ func newScanner(ctx context.Context, m *matcher, opts scanOpts) *scanner {
 }
 
 // scan searches r. It returns false with no error when the file has no
-// match to report; an error is a read error, or errStopped.
-func (s *scanner) scan(r io.Reader, res *scanResult) (bool, error) {
+// match to report; an error is a read error, or errStopped. size, if not
+// negative, is the file's size when it was opened: once that much is read,
+// the read that would return nothing is spared (a file a search reads in
+// one go is then one read, not two).
+func (s *scanner) scan(r io.Reader, res *scanResult, size int64) (bool, error) {
 	if s.buf == nil {
 		s.buf = make([]byte, s.initSize)
 	}
 	*res = scanResult{binaryAt: -1}
-	s.r, s.res = r, res
+	s.r, s.res, s.size = r, res, size
 	s.pos, s.lastTerm, s.end, s.abs = 0, 0, 0, 0
 	s.eof, s.done, s.stopped, s.readErr, s.nulFound = false, false, false, nil, false
 	s.searched, s.lastVisited, s.afterLeft = 0, 0, 0
@@ -226,7 +230,10 @@ func (s *scanner) refill() bool {
 			s.stopped = true
 			return false
 		}
-		k, err := s.r.Read(s.buf[s.end:])
+		k, err := 0, error(nil)
+		if s.size < 0 || s.abs+int64(s.end) < s.size {
+			k, err = s.r.Read(s.buf[s.end:])
+		}
 		if err != nil && err != io.EOF {
 			s.readErr = err
 			return false
@@ -513,7 +520,10 @@ func (s *scanner) longLine() bool {
 			s.stopped = true
 			return false
 		}
-		k, err := s.r.Read(s.buf[s.end:])
+		k, err := 0, error(nil)
+		if s.size < 0 || s.abs+int64(s.end) < s.size {
+			k, err = s.r.Read(s.buf[s.end:])
+		}
 		if err != nil && err != io.EOF {
 			s.readErr = err
 			return false

@@ -67,7 +67,7 @@ func TestScanRefills(t *testing.T) {
 				sc := newScanner(context.Background(), m, opts)
 				sc.initSize, sc.maxSize = initSize, maxSize
 				var res scanResult
-				found, err := sc.scan(strings.NewReader(data), &res)
+				found, err := sc.scan(strings.NewReader(data), &res, int64(len(data)))
 				if err != nil {
 					t.Fatal(err)
 				}
