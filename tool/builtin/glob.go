@@ -98,7 +98,11 @@ func runGlob(ctx context.Context, env *tool.Env, in GlobInput) (tool.Result, err
 		return tool.Errorf("Glob was cancelled."), nil
 	}
 	if hits.total == 0 {
-		return tool.Result{Content: "No files found" + w.guardNote("listed")}, nil
+		out := "No files found"
+		if n := w.guardNote("listed"); n != "" {
+			out += "\n" + n
+		}
+		return tool.Result{Content: out}, nil
 	}
 	var b strings.Builder
 	for _, h := range hits.heap.sorted(func(a, b *grepFile) int {

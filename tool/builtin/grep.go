@@ -167,7 +167,14 @@ func runGrep(ctx context.Context, env *tool.Env, in GrepInput) (tool.Result, err
 	case err != nil:
 		return ioResult("search", q.root, err), nil
 	}
-	return tool.Result{Content: coll.format() + notes.String()}, nil
+	out := coll.format()
+	if n := notes.String(); n != "" {
+		if !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		out += n
+	}
+	return tool.Result{Content: out}, nil
 }
 
 // grepNotes are what the output says about files not (fully) searched.

@@ -149,3 +149,34 @@ func TestGrepRepository(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// BenchmarkGrep measures a Grep call over a generated tree of 2,000 files
+// of 100 lines each, in each mode, and with a common word. The search
+// against ripgrep is bench/search.sh's (BENCHMARKS.md).
+func BenchmarkGrep(b *testing.B) {
+	env := newEnv(b)
+	for i := range 2000 {
+		var sb strings.Builder
+		for l := range 100 {
+			fmt.Fprintf(&sb, "line %d of file %d: the quick brown fox jumps over the lazy dog\n", l, i)
+		}
+		if i%50 == 0 {
+			sb.WriteString("func needleFunction() {}\n")
+		}
+		writeFiles(b, env.Dir, map[string]string{fmt.Sprintf("pkg%02d/sub%d/file%04d.go", i%40, i%3, i): sb.String()})
+	}
+	for _, in := range []GrepInput{
+		{Pattern: `needle\w+`, OutputMode: modeFiles},
+		{Pattern: `needle\w+`, OutputMode: modeContent},
+		{Pattern: `needle\w+`, OutputMode: modeCount},
+		{Pattern: "lazy", OutputMode: modeCount},
+	} {
+		b.Run(in.OutputMode+"/"+in.Pattern, func(b *testing.B) {
+			for b.Loop() {
+				if res := run(b, NewGrep(), env, in); res.IsError {
+					b.Fatal(res.Content)
+				}
+			}
+		})
+	}
+}

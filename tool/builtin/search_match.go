@@ -24,6 +24,12 @@ type matcher struct {
 	// or folding ASCII letters that have no non-ASCII fold), so an
 	// occurrence of one is a match.
 	exact bool
+	// after, when the pattern is a concatenation with the one literal in
+	// it, matches what must follow that literal, anchored: an occurrence
+	// it does not follow is passed over without running the whole
+	// expression on its line, which matters when the literal is common
+	// ("\(ctx, \d").
+	after *regexp.Regexp
 }
 
 // literal is a string every match of (one branch of) the pattern contains.
@@ -38,7 +44,16 @@ type literal struct {
 	// last search position (-1: not searched, len: none), so several
 	// literals and two cases need one pass each over a region.
 	next1, next2 int
+	// misses counts the times the rare byte was found where the literal
+	// was not; past missLimit the byte is not rare in these files, and a
+	// case-sensitive literal is searched for whole (bytes.Index) instead.
+	misses int
+	whole  bool
 }
+
+// missLimit is how many misses make a literal searched for whole: a few
+// hundred say more about a tree than the byte table does.
+const missLimit = 512
 
 // newMatcher compiles the pattern of q. The pattern has been validated
 // (compileGrep).
@@ -82,7 +97,48 @@ func newMatcher(pattern string, ignoreCase, multiline bool) (*matcher, error) {
 		}
 		m.lits = append(m.lits, l)
 	}
+	if !m.exact && !multiline && len(set) == 1 {
+		m.after = afterLiteral(parsed, set[0])
+	}
 	return m, nil
+}
+
+// afterLiteral returns, compiled and anchored, what follows lit in re when
+// re is a concatenation holding lit as one of its parts, or nil. What
+// follows must not start with an assertion about the character before it
+// (\b, ^), which the anchored match cannot see.
+func afterLiteral(re *syntax.Regexp, lit litRunes) *regexp.Regexp {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	for i, sub := range re.Sub {
+		if sub.Op != syntax.OpLiteral || !slices.Equal(sub.Rune, lit.runes) || (sub.Flags&syntax.FoldCase != 0) != lit.fold {
+			continue
+		}
+		rest := re.Sub[i+1:]
+		if len(rest) == 0 || slices.ContainsFunc(rest, seesBefore) {
+			return nil
+		}
+		after, err := regexp.Compile(`\A(?:` + (&syntax.Regexp{Op: syntax.OpConcat, Sub: rest}).String() + ")")
+		if err != nil {
+			return nil
+		}
+		return after
+	}
+	return nil
+}
+
+// seesBefore reports whether re holds an assertion that looks at the
+// character before it.
+func seesBefore(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	return slices.ContainsFunc(re.Sub, seesBefore)
 }
 
 // maxLits bounds the literals searched for at once: each is one pass.
@@ -250,6 +306,17 @@ func (l *literal) nextByte(b []byte, from int) int {
 		if *cached >= from {
 			return *cached
 		}
+		if l.whole {
+			// The first occurrence whose rare byte is at or after from
+			// starts at or after from-rare.
+			start := max(from-l.rare, 0)
+			if i := bytes.Index(b[start:], l.s); i >= 0 {
+				*cached = start + i + l.rare
+			} else {
+				*cached = len(b)
+			}
+			return *cached
+		}
 		if i := bytes.IndexByte(b[from:], c); i >= 0 {
 			*cached = from + i
 		} else {
@@ -363,11 +430,19 @@ func (m *matcher) find(region []byte, from int) (ls, le, ms int, ok bool) {
 		ms = at - hit.rare
 		there := hit.at(region, ms)
 		if there == absent {
+			if hit.misses++; hit.misses == missLimit && !hit.fold {
+				hit.whole = true
+				hit.next1, hit.next2 = -1, -1
+			}
 			pos = at + 1 // not the literal here; maybe later on this line
 			continue
 		}
-		ls = bytes.LastIndexByte(region[from:at], '\n') + 1 + from
 		le = lineEnd(region, at)
+		if m.after != nil && there == present && !m.after.Match(region[ms+len(hit.s):le]) {
+			pos = at + 1 // not followed as a match needs; maybe later on this line
+			continue
+		}
+		ls = bytes.LastIndexByte(region[from:at], '\n') + 1 + from
 		if m.exact && there == present {
 			return ls, le, ms, true
 		}

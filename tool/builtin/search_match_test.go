@@ -20,6 +20,7 @@ func TestMatcherFind(t *testing.T) {
 		"\u017Fecret with a long s\n" + // ſ folds to s
 		"Grüße und GRÜSSE, grÜße\n" +
 		"TODO: fix\nFIXME later\n" +
+		"x(ctx, y) (ctx, 1) newServer(ctx\n" +
 		"\n" +
 		"the end without a newline"
 	tests := []struct {
@@ -45,6 +46,13 @@ func TestMatcherFind(t *testing.T) {
 		{`[A-Z]{4,}`, false, false, false},
 		{`e`, false, true, true},
 		{`(?:New)+Server`, false, true, false},
+		{`Server\(ctx`, false, true, true},
+		{`\(ctx, \d`, false, true, false},
+		{`[A-Z]{2}[a-z]+\(ctx`, false, true, false},
+		{`newServer\b`, false, true, false},
+		{`NewServer\b\(`, false, true, false},
+		{`NEWSERVER.*$`, true, true, false},
+		{`fix(me)? later`, true, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/i=%v", tt.pattern, tt.ignoreCase), func(t *testing.T) {
@@ -67,17 +75,25 @@ func TestMatcherFind(t *testing.T) {
 				}
 			}
 			region := []byte(text)
-			m.reset()
-			for from := 0; from < len(region); {
-				ls, le, ms, ok := m.find(region, from)
-				if !ok {
-					break
+			// By the rare byte, then (as after many misses) by the whole
+			// literal.
+			for _, whole := range []bool{false, true} {
+				for i := range m.lits {
+					m.lits[i].whole = whole && !m.lits[i].fold
 				}
-				got = append(got, fmt.Sprintf("%d@%d", bytes.Count(region[:ls], []byte{'\n'})+1, ms-ls))
-				from = le + 1
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("matching lines@match offset (-regexp +matcher):\n%s", d)
+				got = got[:0]
+				m.reset()
+				for from := 0; from < len(region); {
+					ls, le, ms, ok := m.find(region, from)
+					if !ok {
+						break
+					}
+					got = append(got, fmt.Sprintf("%d@%d", bytes.Count(region[:ls], []byte{'\n'})+1, ms-ls))
+					from = le + 1
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("whole %v: matching lines@match offset (-regexp +matcher):\n%s", whole, d)
+				}
 			}
 		})
 	}
