@@ -199,10 +199,22 @@ func litScore(set []litRunes) int {
 		score = min(score, n)
 	}
 	if score < 2 {
-		return 0 // a single byte is everywhere
+		// A single byte is still worth searching for when it is not one
+		// of the commonest (the "-" of a date pattern): the expression
+		// then runs on the lines holding it, not over everything.
+		for _, l := range set {
+			if len(l.runes) == 1 && (l.runes[0] >= utf8.RuneSelf || byteRank[l.runes[0]] >= commonByte) {
+				return 0
+			}
+		}
+		return 1
 	}
 	return score*8 - len(set)
 }
+
+// commonByte is the rank (byteRank) from which a byte is too common to be
+// searched for on its own: the 20 commonest, spaces and e, t, a, …
+const commonByte = 236
 
 // pureAlternation reports whether re is a literal or an alternation of
 // literals, so that finding a literal is finding a match.
