@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"encoding/binary"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -49,6 +50,8 @@ type literal struct {
 	// case-sensitive literal is searched for whole (bytes.Index) instead.
 	misses int
 	whole  bool
+	// byteExact: a byte comparison decides (exactFold), computed once.
+	byteExact bool
 }
 
 // missLimit is how many misses make a literal searched for whole: a few
@@ -266,6 +269,7 @@ func makeLiteral(r litRunes) (literal, bool) {
 		return l, false
 	}
 	l.rare = best
+	l.byteExact = l.exactFold()
 	l.c1, l.c2 = l.s[best], l.s[best]
 	if l.fold && isASCIILetter(l.c1) {
 		l.c2 = l.c1 &^ 0x20
@@ -373,18 +377,33 @@ func (l *literal) at(b []byte, i int) presence {
 	} else if !l.fold {
 		return absent
 	}
-	if l.exactFold() {
+	if l.byteExact {
 		return absent
 	}
 	// A folded form may be longer or shorter: look around the literal's
 	// span, a few bytes wider on each side, for non-ASCII bytes.
 	from, to := max(i-2*utf8.UTFMax, 0), min(i+len(l.s)+2*utf8.UTFMax, len(b))
-	for _, c := range b[max(from, 0):max(to, from)] {
-		if c >= utf8.RuneSelf {
-			return unsure
-		}
+	if from < to && hasNonASCII(b[from:to]) {
+		return unsure
 	}
 	return absent
+}
+
+// hasNonASCII reports whether b holds a byte of 0x80 or more, eight bytes
+// at a time.
+func hasNonASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
 
 // foldEqual compares b with the lowercase ASCII literal s, folding b's
