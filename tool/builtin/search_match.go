@@ -31,6 +31,10 @@ type matcher struct {
 	// expression on its line, which matters when the literal is common
 	// ("\(ctx, \d").
 	after *regexp.Regexp
+	// before are the case-sensitive literals of that concatenation ahead
+	// of the literal: a line must hold them before the occurrence ("func "
+	// of "func \w+Server\(").
+	before [][]byte
 }
 
 // literal is a string every match of (one branch of) the pattern contains.
@@ -101,37 +105,54 @@ func newMatcher(pattern string, ignoreCase, multiline bool) (*matcher, error) {
 		m.lits = append(m.lits, l)
 	}
 	if !m.exact && !multiline && len(set) == 1 {
-		m.after = afterLiteral(parsed, set[0])
+		m.after, m.before = aroundLiteral(parsed, set[0])
 	}
 	return m, nil
 }
 
-// afterLiteral returns, compiled and anchored, what follows lit in re when
-// re is a concatenation holding lit as one of its parts, or nil. What
-// follows must not start with an assertion about the character before it
-// (\b, ^), which the anchored match cannot see.
-func afterLiteral(re *syntax.Regexp, lit litRunes) *regexp.Regexp {
+// aroundLiteral returns, when re is a concatenation holding lit as one of
+// its parts, what follows lit, compiled and anchored (nil when nothing
+// does, or when it starts with an assertion about the character before it,
+// \b or ^, which the anchored match cannot see), and the case-sensitive
+// literals among the parts before lit.
+func aroundLiteral(re *syntax.Regexp, lit litRunes) (after *regexp.Regexp, before [][]byte) {
 	for re.Op == syntax.OpCapture {
 		re = re.Sub[0]
 	}
 	if re.Op != syntax.OpConcat {
-		return nil
+		return nil, nil
 	}
 	for i, sub := range re.Sub {
 		if sub.Op != syntax.OpLiteral || !slices.Equal(sub.Rune, lit.runes) || (sub.Flags&syntax.FoldCase != 0) != lit.fold {
 			continue
 		}
+		for _, b := range re.Sub[:i] {
+			if b.Op == syntax.OpLiteral && b.Flags&syntax.FoldCase == 0 {
+				before = append(before, []byte(string(b.Rune)))
+			}
+		}
 		rest := re.Sub[i+1:]
 		if len(rest) == 0 || slices.ContainsFunc(rest, seesBefore) {
-			return nil
+			return nil, before
 		}
 		after, err := regexp.Compile(`\A(?:` + (&syntax.Regexp{Op: syntax.OpConcat, Sub: rest}).String() + ")")
 		if err != nil {
-			return nil
+			return nil, before
 		}
-		return after
+		return after, before
 	}
-	return nil
+	return nil, nil
+}
+
+// holdsBefore reports whether b, the line up to an occurrence of the
+// literal, holds the literals that must come before it.
+func (m *matcher) holdsBefore(b []byte) bool {
+	for _, l := range m.before {
+		if !bytes.Contains(b, l) {
+			return false
+		}
+	}
+	return true
 }
 
 // seesBefore reports whether re holds an assertion that looks at the
@@ -476,6 +497,10 @@ func (m *matcher) find(region []byte, from int) (ls, le, ms int, ok bool) {
 		ls = bytes.LastIndexByte(region[from:at], '\n') + 1 + from
 		if m.exact && there == present {
 			return ls, le, ms, true
+		}
+		if there == present && !m.holdsBefore(region[ls:ms]) {
+			pos = at + 1
+			continue
 		}
 		if loc := m.re.FindIndex(region[ls:le]); loc != nil {
 			return ls, le, ls + loc[0], true
