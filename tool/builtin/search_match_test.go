@@ -21,6 +21,7 @@ func TestMatcherFind(t *testing.T) {
 		"Grüße und GRÜSSE, grÜße\n" +
 		"TODO: fix\nFIXME later\n" +
 		"x(ctx, y) (ctx, 1) newServer(ctx\n" +
+		"NewServer( before func NewServer(\n" + "a func NewServer( once\n" + "NewServer( but func after\n" +
 		"\n" +
 		"the end without a newline"
 	tests := []struct {
