@@ -133,7 +133,7 @@ func TestGrepCancel(t *testing.T) {
 
 // TestGrepRepository checks .gitignore handling inside a git work tree:
 // searching a subdirectory applies the .gitignore files above it and
-// .git/info/exclude, on both back-ends.
+// .git/info/exclude.
 func TestGrepRepository(t *testing.T) {
 	env := newEnv(t)
 	writeFiles(t, env.Dir, map[string]string{
