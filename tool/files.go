@@ -88,6 +88,18 @@ func (s *FileState) Record(path string, data []byte) {
 	s.mu.Unlock()
 }
 
+// RecordSum is Record for a file read as a stream: its size and SHA-256
+// computed while it was read.
+func (s *FileState) RecordSum(path string, size int64, sum [32]byte) {
+	st := FileStamp{Sum: sum, Size: size}
+	if fi, err := os.Stat(path); err == nil {
+		st.ModTime = fi.ModTime()
+	}
+	s.mu.Lock()
+	s.files[path] = st
+	s.mu.Unlock()
+}
+
 // Lookup returns the stamp recorded for path.
 func (s *FileState) Lookup(path string) (FileStamp, bool) {
 	s.mu.Lock()

@@ -188,6 +188,27 @@ type PathGuard interface {
 	ResolvePath(p string) (string, error)
 }
 
+// WalkGuard is a PathGuard that also judges the entries of a directory walk
+// (Grep and Glob over a tree) without a Recheck of each: a walk opens every
+// entry relative to its directory's descriptor, never following a symbolic
+// link, so an entry's real path is the directory's plus its relative path,
+// and what is left to judge is what that relative path and the file's link
+// count say. A PathGuard without it is asked Recheck for every entry.
+type WalkGuard interface {
+	// RecheckWalk judges realDir (the real path of the directory a walk
+	// opened) as Recheck judges a read, and returns the judge of what lies
+	// below it.
+	RecheckWalk(realDir string, approved []string) (WalkCheck, error)
+}
+
+// WalkCheck judges one entry below the directory a walk started at: rel is
+// its slash-separated path relative to that directory, links the hard-link
+// count of a file the walk has opened (0 when not known yet: the entry is
+// judged before it is opened, and again once its count is known if that is
+// above 1). A nil error lets the walk read a file or enter a directory. An
+// alias, so that an implementation need not import this package.
+type WalkCheck = func(rel string, isDir bool, links uint64) error
+
 // Sandbox confines the processes Bash starts.
 type Sandbox interface {
 	// Start starts cmd inside the sandbox. cmd is complete (Path, Args,

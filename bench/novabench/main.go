@@ -42,11 +42,23 @@ func main() {
 	spawn := flag.Bool("spawn", false, "internal: baseline spawns bash -c 'echo hi' per tool turn")
 	idleBase = flag.String("idlebase", "", "path of bench/idlebase, the idle-TUI baseline")
 	novaUpstream = flag.String("nova-upstream", "", "path of nova built on upstream Bubble Tea (bench/run.sh), for the keystroke comparison")
-	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages), paced (the paced three-call turn), rss (process and binary size), subagents (three subagents side by side against one after another), mcp (time to the first request with MCP servers configured) or batch (100 scripted tasks through nova batch against nova -p run 100 times)")
+	only := flag.String("only", "", "run one measurement only: keys (keystroke latency in tmux), idle (idle TUI), memory (TUI after 200 vs 2,000 messages), paced (the paced three-call turn), rss (process and binary size), subagents (three subagents side by side against one after another), mcp (time to the first request with MCP servers configured), batch (100 scripted tasks through nova batch against nova -p run 100 times) or search (Grep, Glob and Read against ripgrep; bench/search.sh)")
 	novaOld := flag.String("nova-old", "", "an earlier build of nova, measured beside this one in the paced turn")
 	flag.StringVar(&oldLabel, "nova-old-label", oldLabel, "how the paced table names the earlier build")
 	cache := flag.String("cache", "as-is", "with -only rss, how the binary sits in the page cache: as-is, cold (evicted, paged in by the runs), reread (evicted, then read whole like cat) or all (as-is, then cold, then reread)")
+	searchcall := flag.String("searchcall", "", "with -only search: path of bench/searchcall, the process that makes one tool call")
+	searchTree := flag.String("search-tree", defaultSearchTree(), "with -only search: where the generated tree and log are (made once; outside the module, whose tools would take the tree's .go files for packages)")
+	modCache := flag.Bool("modcache", true, "with -only search: also search the Go module cache (go env GOMODCACHE)")
 	flag.Parse()
+	if *only == "search" {
+		out, err := searchReport(context.Background(), *searchcall, *searchTree, *runs, *modCache)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "novabench:", err)
+			os.Exit(1)
+		}
+		fmt.Print(out)
+		return
+	}
 	if *only == "paced" {
 		out, err := pacedReport(context.Background(), *nova, *novaOld, *runs)
 		if err != nil {

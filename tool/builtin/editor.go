@@ -47,35 +47,41 @@ func onDisk(target string) (fi os.FileInfo, missing bool, err error) {
 	return fi, false, err
 }
 
-// readInEditor is Read's content from the editor.
-func readInEditor(ctx context.Context, env *tool.Env, path string) ([]byte, tool.Result, bool) {
+// readInEditor is Read's content from the editor. stream says that the
+// file is on disk and too large to hold (readWholeMax): Read streams it from
+// disk instead, as without an editor, since the editor would send it whole.
+// An editor's unsaved changes to such a file are not seen.
+func readInEditor(ctx context.Context, env *tool.Env, path string) (data []byte, res tool.Result, ok, stream bool) {
 	target, err := editorPath(ctx, env, path, false)
 	if err != nil {
-		return nil, ioResult("read", path, err), false
+		return nil, ioResult("read", path, err), false, false
 	}
 	fi, missing, err := onDisk(target)
 	switch {
 	case err != nil:
-		return nil, tool.Errorf("Cannot read %s: %v", path, err), false
+		return nil, tool.Errorf("Cannot read %s: %v", path, err), false, false
 	case missing:
 	case fi.IsDir():
-		return nil, tool.Errorf("%s is a directory, not a file. Use LS to list its contents.", path), false
+		return nil, tool.Errorf("%s is a directory, not a file. Use LS to list its contents.", path), false, false
 	case !fi.Mode().IsRegular():
-		return nil, tool.Errorf("%s is not a regular file (%s); Read handles regular text files only.", path, fi.Mode().Type()), false
+		return nil, tool.Errorf("%s is not a regular file (%s); Read handles regular text files only.", path, fi.Mode().Type()), false, false
 	}
 	if res, ok := binaryExt(path); !ok {
-		return nil, res, false
+		return nil, res, false, false
+	}
+	if !missing && fi.Size() > readWholeMax {
+		return nil, tool.Result{}, false, true
 	}
 	text, err := env.Editor.ReadTextFile(ctx, target)
 	switch {
 	case err != nil && missing:
-		return nil, tool.Errorf("%s", notExist("File", path)), false
+		return nil, tool.Errorf("%s", notExist("File", path)), false, false
 	case err != nil:
-		return nil, tool.Errorf("Cannot read %s: the editor: %v", path, err), false
+		return nil, tool.Errorf("Cannot read %s: the editor: %v", path, err), false, false
 	case len(text) > readMaxFileSize:
-		return nil, tool.Errorf("%s is %d MiB, too large for Read. Use Grep to find the relevant lines, or Bash with head, tail or sed -n to extract a part.", path, len(text)>>20), false
+		return nil, tool.Errorf("%s is %d MiB in the editor, too large for Read. Use Grep to find the relevant lines, or save it and Read it with offset and limit.", path, len(text)>>20), false, false
 	}
-	return []byte(text), tool.Result{}, true
+	return []byte(text), tool.Result{}, true, false
 }
 
 // writeInEditor is Write into the editor's buffer.

@@ -188,3 +188,30 @@ func (failingEditor) ReadTextFile(_ context.Context, path string) (string, error
 func (failingEditor) WriteTextFile(context.Context, string, string) error {
 	return errors.New("read-only buffer")
 }
+
+// TestEditorLargeFileStreamed: a file on disk too large to hold is read
+// from disk by a streaming Read, offset and limit included, and the editor,
+// which would send it whole, is not asked for it; a secret is still refused.
+func TestEditorLargeFileStreamed(t *testing.T) {
+	whole := readWholeMax
+	defer func() { readWholeMax = whole }()
+	readWholeMax = 100
+
+	w := newGuardWorld(t)
+	var b strings.Builder
+	for i := 1; i <= 50; i++ {
+		b.WriteString("line " + strings.Repeat("x", 10) + " " + string(rune('a'+i%26)) + "\n")
+	}
+	writeFiles(t, w.ws, map[string]string{"big.log": b.String(), "small.txt": "small\n"})
+	ed := newFakeEditor(map[string]string{})
+	w.env.Editor = ed
+
+	check(t, run(t, NewRead(), w.env, ReadInput{FilePath: "big.log", Offset: 49, Limit: 1}), w.ws, false, "49\tline xxxxxxxxxx x")
+	if got := ed.log(); len(got) != 0 {
+		t.Errorf("the editor was asked for a large file: %q", got)
+	}
+	check(t, run(t, NewRead(), w.env, ReadInput{FilePath: "small.txt"}), w.ws, false, "small")
+	if diff := cmp.Diff([]string{"read " + filepath.Join(w.ws, "small.txt")}, ed.log()); diff != "" {
+		t.Errorf("editor calls for a small file (-want +got):\n%s", diff)
+	}
+}

@@ -2,14 +2,14 @@ package builtin
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
+	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -42,11 +42,6 @@ Usage:
 - Files excluded by .gitignore and the .git directory are skipped.
 - Use this to find files by name. To search file contents, use Grep.`
 
-type fileHit struct {
-	path  string
-	mtime time.Time
-}
-
 func runGlob(ctx context.Context, env *tool.Env, in GlobInput) (tool.Result, error) {
 	if strings.TrimSpace(in.Pattern) == "" {
 		return tool.Errorf(`pattern is empty. Give a glob pattern such as "**/*.go".`), nil
@@ -60,8 +55,9 @@ func runGlob(ctx context.Context, env *tool.Env, in GlobInput) (tool.Result, err
 		return tool.Errorf("Invalid glob pattern %q: check for an unclosed [ or {.", in.Pattern), nil
 	}
 	// Walk only the literal leading directories of the pattern, and no
-	// deeper than its segments can reach when it has no "**".
-	top := root
+	// deeper than its segments can reach when it has no "**". Those
+	// directories are named, as path is: like a path given to ripgrep,
+	// they are walked whatever the filters say about them.
 	base, rest := doublestar.SplitPattern(pattern)
 	if filepath.IsAbs(base) {
 		root = filepath.Clean(base)
@@ -70,58 +66,90 @@ func runGlob(ctx context.Context, env *tool.Env, in GlobInput) (tool.Result, err
 	}
 	// The walk starts at root, which the pattern may have moved out of
 	// path ("../**", "/etc/*"): that is the directory to re-check.
-	if err := checkDir(ctx, env, root); err != nil {
-		return ioResult("search", root, err), nil
-	}
-	maxDepth := -1
-	if !strings.Contains(rest, "**") && !strings.Contains(rest, "{") {
-		maxDepth = strings.Count(rest, "/")
-	}
-
-	var hits []fileHit
-	err := walkTree(ctx, root, walkOptions{top: top}, func(path, rel string, d fs.DirEntry) error {
-		if d.IsDir() {
-			if maxDepth >= 0 && strings.Count(rel, "/") >= maxDepth {
-				return fs.SkipDir
-			}
-			return nil
+	f, err := openRead(ctx, env, root)
+	if err != nil {
+		if _, ok := errors.AsType[*refusal](err); ok {
+			return ioResult("search", root, err), nil
 		}
-		if doublestar.MatchUnvalidated(rest, rel) {
-			var mt time.Time
-			if fi, err := d.Info(); err == nil {
-				mt = fi.ModTime()
-			}
-			hits = append(hits, fileHit{path, mt})
-		}
-		return nil
-	})
-	if err != nil && ctx.Err() != nil {
-		return tool.Errorf("Glob was cancelled."), nil
-	}
-	if len(hits) == 0 {
 		return tool.Result{Content: "No files found"}, nil
 	}
-	sortByMtime(hits)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		return tool.Result{Content: "No files found"}, nil
+	}
+	w, rd, level, err := startWalk(ctx, env, f, root)
+	if err != nil {
+		return ioResult("search", root, err), nil
+	}
+	if !strings.Contains(rest, "**") && !strings.Contains(rest, "{") {
+		w.maxDepth = strings.Count(rest, "/")
+	}
+	// The pattern decides as ripgrep's --glob: what it matches is listed
+	// even if an ignore file or the hidden rule would leave it out.
+	w.filter = walkFilter{pattern: func(rel string) bool { return doublestar.MatchUnvalidated(rest, rel) }}
+	hits := &globHits{heap: grepHeap{less: func(a, b *grepFile) bool {
+		if a.mtime != b.mtime {
+			return a.mtime < b.mtime
+		}
+		return a.path > b.path
+	}}}
+	w.newVisitor = func(*searchWalk) walkVisitor { return &globVisitor{root: root, hits: hits} }
+	if err := w.run(ctx, rd, level); err != nil {
+		return tool.Errorf("Glob was cancelled."), nil
+	}
+	if hits.total == 0 {
+		out := "No files found"
+		if n := w.guardNote("listed"); n != "" {
+			out += "\n" + n
+		}
+		return tool.Result{Content: out}, nil
+	}
 	var b strings.Builder
-	for _, h := range hits[:min(len(hits), globMaxResults)] {
+	for _, h := range hits.heap.sorted(func(a, b *grepFile) int {
+		if a.mtime != b.mtime {
+			return cmp.Compare(b.mtime, a.mtime)
+		}
+		return cmp.Compare(a.path, b.path)
+	}) {
 		b.WriteString(h.path)
 		b.WriteByte('\n')
 	}
-	if len(hits) > globMaxResults {
-		fmt.Fprintf(&b, "(Results are truncated: showing the %d most recently modified of %d files. Use a more specific pattern or path.)\n", globMaxResults, len(hits))
+	if hits.total > globMaxResults {
+		fmt.Fprintf(&b, "(Results are truncated: showing the %d most recently modified of %d files. Use a more specific pattern or path.)\n", globMaxResults, hits.total)
 	}
+	b.WriteString(w.guardNote("listed"))
 	return tool.Result{Content: b.String()}, nil
 }
 
-// sortByMtime orders hits newest first; ties, common for files written by
-// one checkout, go by path so the order is stable.
-func sortByMtime(hits []fileHit) {
-	slices.SortFunc(hits, func(a, b fileHit) int {
-		if c := b.mtime.Compare(a.mtime); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.path, b.path)
-	})
+// globHits keeps the globMaxResults newest files a Glob finds and counts
+// them all.
+type globHits struct {
+	mu    sync.Mutex
+	heap  grepHeap // the oldest on top
+	total int
+}
+
+// globVisitor lists the files one worker of a walk keeps: its filter has
+// matched them with the pattern.
+type globVisitor struct {
+	root string
+	hits *globHits
+}
+
+func (v *globVisitor) file(d *wdir, e *dirent, rel string) {
+	var mtime int64
+	if st, err := d.stat(e.name); err == nil {
+		mtime = st.mtime
+	}
+	f := &grepFile{path: filepath.Join(v.root, filepath.FromSlash(rel)), mtime: mtime}
+	h := v.hits
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.total++
+	heap.Push(&h.heap, f)
+	if h.heap.Len() > globMaxResults {
+		heap.Pop(&h.heap)
+	}
 }
 
 // searchDir resolves the optional path argument of the search tools to an

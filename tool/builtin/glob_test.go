@@ -33,16 +33,23 @@ func TestGlob(t *testing.T) {
 		want    []string // relative to the work dir, in output order
 		wantErr string
 	}{
-		{name: "all go files by mtime", input: GlobInput{Pattern: "**/*.go"}, want: []string{"new.go", "src/mid.go", "other/gen_x.go", "src/deep/er/deepest.go", "old.go"}},
+		// The pattern lets in what it matches, as ripgrep's --glob does:
+		// src/gen_api.go, though src/.gitignore leaves it out, but nothing
+		// in vendor/, which is not entered.
+		{name: "all go files by mtime", input: GlobInput{Pattern: "**/*.go"}, want: []string{"src/gen_api.go", "new.go", "src/mid.go", "other/gen_x.go", "src/deep/er/deepest.go", "old.go"}},
 		{name: "top level only", input: GlobInput{Pattern: "*.go"}, want: []string{"new.go", "old.go"}},
-		{name: "under a directory", input: GlobInput{Pattern: "src/**/*.go"}, want: []string{"src/mid.go", "src/deep/er/deepest.go"}},
-		{name: "relative to path", input: GlobInput{Pattern: "*.go", Path: "src"}, want: []string{"src/mid.go"}},
+		{name: "under a directory", input: GlobInput{Pattern: "src/**/*.go"}, want: []string{"src/gen_api.go", "src/mid.go", "src/deep/er/deepest.go"}},
+		{name: "relative to path", input: GlobInput{Pattern: "*.go", Path: "src"}, want: []string{"src/gen_api.go", "src/mid.go"}},
 		{name: "fixed depth", input: GlobInput{Pattern: "src/*/*/*.go"}, want: []string{"src/deep/er/deepest.go"}},
-		{name: "alternatives", input: GlobInput{Pattern: "**/*.{md,yml}"}, want: []string{".github/ci.yml", "README.md"}},
+		// .github is hidden: not entered unless named.
+		{name: "alternatives", input: GlobInput{Pattern: "**/*.{md,yml}"}, want: []string{"README.md"}},
+		{name: "hidden directory named", input: GlobInput{Pattern: ".github/*.yml"}, want: []string{".github/ci.yml"}},
+		{name: "hidden file matched", input: GlobInput{Pattern: "*/.gitignore"}, want: []string{"src/.gitignore"}},
 		{name: "no wildcard", input: GlobInput{Pattern: "src/mid.go"}, want: []string{"src/mid.go"}},
-		{name: "gitignored name", input: GlobInput{Pattern: "*.log"}},
-		{name: "gitignored directory", input: GlobInput{Pattern: "vendor/**/*.go"}},
-		{name: "inside .git", input: GlobInput{Pattern: ".git/**"}},
+		{name: "gitignored name", input: GlobInput{Pattern: "*.log"}, want: []string{"debug.log"}},
+		{name: "gitignored directory not entered", input: GlobInput{Pattern: "**/lib.go"}},
+		{name: "gitignored directory named", input: GlobInput{Pattern: "vendor/**/*.go"}, want: []string{"vendor/lib/lib.go"}},
+		{name: "inside .git", input: GlobInput{Pattern: "**/hooks/*"}},
 		{name: "no match", input: GlobInput{Pattern: "**/*.rs"}},
 		{name: "invalid pattern", input: GlobInput{Pattern: "[abc"}, wantErr: "Invalid glob pattern"},
 		{name: "missing path", input: GlobInput{Pattern: "*", Path: "nope"}, wantErr: "Directory does not exist: $DIR/nope"},
@@ -82,8 +89,8 @@ func TestGlob(t *testing.T) {
 // TestGlobAbsolutePattern: models often put the directory in the pattern.
 func TestGlobAbsolutePattern(t *testing.T) {
 	env := newEnv(t)
-	writeFiles(t, env.Dir, map[string]string{"a/x.go": "", "a/.gitignore": "skip.go\n", "a/skip.go": "", "b/y.go": ""})
-	res := run(t, NewGlob(), env, GlobInput{Pattern: env.Dir + "/a/*.go"})
+	writeFiles(t, env.Dir, map[string]string{".git/HEAD": "", "a/x.go": "", "a/.gitignore": "skip/\n", "a/skip/z.go": "", "b/y.go": ""})
+	res := run(t, NewGlob(), env, GlobInput{Pattern: env.Dir + "/a/**/*.go"})
 	if diff := cmp.Diff(filepath.Join(env.Dir, "a", "x.go")+"\n", res.Content); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -93,8 +100,8 @@ func TestGlobAbsolutePattern(t *testing.T) {
 // from that directory, but the .gitignore above it still applies.
 func TestGlobParentIgnore(t *testing.T) {
 	env := newEnv(t)
-	writeFiles(t, env.Dir, map[string]string{".gitignore": "*.gen.go\n", "pkg/a.go": "", "pkg/a.gen.go": ""})
-	res := run(t, NewGlob(), env, GlobInput{Pattern: "pkg/*.go"})
+	writeFiles(t, env.Dir, map[string]string{".git/HEAD": "", ".gitignore": "gen/\n", "pkg/a.go": "", "pkg/gen/a.go": ""})
+	res := run(t, NewGlob(), env, GlobInput{Pattern: "pkg/**/*.go"})
 	if diff := cmp.Diff(filepath.Join(env.Dir, "pkg", "a.go")+"\n", res.Content); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

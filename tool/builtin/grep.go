@@ -5,15 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"math"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"regexp"
 	"regexp/syntax"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -48,16 +49,10 @@ const (
 // otherwise drown the results.
 const grepLineMax = 500
 
-// NewGrep returns the Grep tool. It searches with ripgrep when rg is on
-// PATH and with a built-in parallel search otherwise; both give the same
-// output.
-func NewGrep() *tool.Typed[GrepInput] { return newGrep(autoBackend) }
-
-func newGrep(backend grepBackend) *tool.Typed[GrepInput] {
+// NewGrep returns the Grep tool.
+func NewGrep() *tool.Typed[GrepInput] {
 	enums := map[string][]any{"output_mode": {modeContent, modeFiles, modeCount}}
-	return tool.New("Grep", grepDesc, true, enums, func(ctx context.Context, env *tool.Env, in GrepInput) (tool.Result, error) {
-		return runGrep(ctx, env, in, backend)
-	}).WithEffects(func(env *tool.Env, in GrepInput) tool.Effects {
+	return tool.New("Grep", grepDesc, true, enums, runGrep).WithEffects(func(env *tool.Env, in GrepInput) tool.Effects {
 		return tool.Effects{Reads: []string{env.Abs(cmp.Or(in.Path, "."))}}
 	})
 }
@@ -70,9 +65,9 @@ Usage:
 - Filter files with glob (e.g. "*.js", "**/*.tsx") or type (e.g. "js", "py", "rust").
 - output_mode: "content" shows matching lines, "files_with_matches" (default) shows only file paths, most recently modified first, "count" shows match counts per file.
 - Patterns match within single lines by default. For patterns that span lines, like "struct \\{[\\s\\S]*?field", use multiline: true.
-- Files excluded by .gitignore, binary files and the .git directory are skipped.`
+- Files are chosen as ripgrep chooses them: what .gitignore, .ignore and .rgignore files exclude, hidden files and directories (names starting with a dot) and binary files are skipped, unless a glob or type asks for them, or path names them.`
 
-// grepQuery is a validated Grep call, as the back-ends take it.
+// grepQuery is a validated Grep call.
 type grepQuery struct {
 	pattern    string
 	root       string // absolute: the directory, or the one file, to search
@@ -84,9 +79,6 @@ type grepQuery struct {
 	mode       string
 	before     int
 	after      int
-	// readFile, when set, reads every file the Go back-end searches; a
-	// path guard sets it to re-check each one (see autoBackend).
-	readFile func(path string) ([]byte, error)
 }
 
 // grepLine is one line of output: a matching line or a context line.
@@ -96,41 +88,12 @@ type grepLine struct {
 	match bool
 }
 
-// grepFile is what a back-end found in one file. lines is filled in content
-// mode only; count is the number of matching lines (in files_with_matches
-// mode, at least 1).
-type grepFile struct {
-	path  string
-	lines []grepLine
-	count int
-}
-
-// grepBackend runs a query. An error of type userError is the model's
-// mistake and becomes an error Result; other errors are the host's.
-type grepBackend func(ctx context.Context, q *grepQuery) ([]grepFile, error)
-
-// userError is a mistake in the model's input found by a back-end.
+// userError is a mistake in the model's input.
 type userError string
 
 func (e userError) Error() string { return string(e) }
 
-// rgLookPath finds ripgrep; a variable so tests can hide it.
-var rgLookPath = func() (string, error) { return exec.LookPath("rg") }
-
-func autoBackend(ctx context.Context, q *grepQuery) ([]grepFile, error) {
-	// ripgrep opens files itself, where no re-check can reach: under a path
-	// guard the built-in back-end searches, re-checking every file it
-	// opens. Its output is the same.
-	if q.readFile != nil {
-		return goSearch(ctx, q)
-	}
-	if rg, err := rgLookPath(); err == nil {
-		return rgSearch(ctx, rg, q)
-	}
-	return goSearch(ctx, q)
-}
-
-func runGrep(ctx context.Context, env *tool.Env, in GrepInput, backend grepBackend) (tool.Result, error) {
+func runGrep(ctx context.Context, env *tool.Env, in GrepInput) (tool.Result, error) {
 	if in.Pattern == "" {
 		return tool.Errorf("pattern is empty. Give a regular expression to search for."), nil
 	}
@@ -148,7 +111,7 @@ func runGrep(ctx context.Context, env *tool.Env, in GrepInput, backend grepBacke
 		q.before = cmp.Or(in.Before, in.Context)
 		q.after = cmp.Or(in.After, in.Context)
 	}
-	re, err := compileGrep(q)
+	m, err := compileGrep(q)
 	if err != nil {
 		return tool.Errorf("%v", err), nil
 	}
@@ -157,6 +120,13 @@ func runGrep(ctx context.Context, env *tool.Env, in GrepInput, backend grepBacke
 		return tool.Errorf("%v", err), nil
 	}
 	q.globs = globs
+	var typeGlobs []string
+	if q.fileType != "" {
+		if typeGlobs = fileTypes[q.fileType]; typeGlobs == nil {
+			names := slices.Sorted(maps.Keys(fileTypes))
+			return tool.Errorf("Unknown file type %q. Known types: %s. Or use glob instead, e.g. \"*.ext\".", q.fileType, strings.Join(names, ", ")), nil
+		}
+	}
 
 	q.root = env.Dir
 	if p := strings.TrimSpace(in.Path); p != "" && p != "undefined" && p != "null" {
@@ -170,51 +140,250 @@ func runGrep(ctx context.Context, env *tool.Env, in GrepInput, backend grepBacke
 		}
 		q.isFile = !fi.IsDir()
 	}
-	var refused atomic.Int64
-	if env.Guard != nil {
-		f, err := openRead(ctx, env, q.root)
-		if _, ok := errors.AsType[*refusal](err); ok {
-			return ioResult("search", q.root, err), nil
-		}
-		if err == nil {
-			f.Close()
-		}
-		q.readFile = func(path string) ([]byte, error) {
-			data, err := readChecked(ctx, env, path)
-			if _, ok := errors.AsType[*refusal](err); ok {
-				refused.Add(1)
-			}
-			return data, err
-		}
+	// The root is opened and re-checked like any file a tool reads; the
+	// walk starts from this very descriptor.
+	f, err := openRead(ctx, env, q.root)
+	if err != nil {
+		return ioResult("search", q.root, err), nil
 	}
+	defer f.Close()
 
-	files, err := backend(ctx, q)
-	var ue userError
+	lineNumbers := in.LineNumbers == nil || *in.LineNumbers
+	coll := newGrepCollector(q.mode, in.HeadLimit, maxToolOutput, len(q.root)+2, q.before+q.after > 0)
+	coll.lineNumbers = lineNumbers
+	opts := scanOpts{mode: q.mode, before: q.before, after: q.after, keepBytes: maxToolOutput, keepLines: math.MaxInt}
+	if in.HeadLimit > 0 {
+		opts.keepLines = in.HeadLimit
+	}
+	var notes grepNotes
+	if q.isFile {
+		err = grepFile1(ctx, f, q, m, opts, coll, &notes)
+	} else {
+		err = grepTree(ctx, env, f, q, m, typeGlobs, opts, coll, &notes)
+	}
 	switch {
-	case errors.As(err, &ue):
-		return tool.Errorf("%s", ue), nil
-	case err != nil && ctx.Err() != nil:
+	case ctx.Err() != nil:
 		return tool.Errorf("Grep was cancelled."), nil
 	case err != nil:
-		return tool.Result{}, err
+		return ioResult("search", q.root, err), nil
 	}
-	lineNumbers := in.LineNumbers == nil || *in.LineNumbers
-	out := tool.Truncate(formatGrep(q, re, files, lineNumbers, in.HeadLimit), maxToolOutput)
-	if n := refused.Load(); n > 0 {
-		files := "1 file was"
-		if n > 1 {
-			files = fmt.Sprintf("%d files were", n)
+	out := coll.format()
+	if n := notes.String(); n != "" {
+		if !strings.HasSuffix(out, "\n") {
+			out += "\n"
 		}
-		out += fmt.Sprintf("(%s not searched: the path guard refused them, as they lead outside the workspace or may hold secrets such as .env files. Give one as path to ask the user for it.)\n", files)
+		out += n
 	}
 	return tool.Result{Content: out}, nil
 }
 
-// compileGrep validates the pattern and compiles it for the Go back-end.
-// Both back-ends validate here so that a bad pattern gets the same message
-// whichever runs; ripgrep's regex syntax and Go's (RE2) agree on all but
-// rare corners.
-func compileGrep(q *grepQuery) (*regexp.Regexp, error) {
+// grepNotes are what the output says about files not (fully) searched.
+type grepNotes struct {
+	guard           string
+	changed, tooBig int64
+	partial         atomic.Int64
+}
+
+func (n *grepNotes) String() string {
+	var b strings.Builder
+	b.WriteString(n.guard)
+	if n.changed > 0 {
+		fmt.Fprintf(&b, "(%s changed between the listing and the read (replaced, or made a link) and %s skipped.)\n", plural(int(n.changed), "file"), map[bool]string{true: "was", false: "were"}[n.changed == 1])
+	}
+	if n.tooBig > 0 {
+		fmt.Fprintf(&b, "(%s larger than %d MiB %s not searched: multiline mode needs a whole file at once.)\n", plural(int(n.tooBig), "file"), multilineMax>>20, map[bool]string{true: "was", false: "were"}[n.tooBig == 1])
+	}
+	if p := n.partial.Load(); p > 0 {
+		fmt.Fprintf(&b, "(%s longer than %d MiB %s searched in their first %d MiB only: the pattern is not a plain string.)\n", plural(int(p), "line"), scanBufMax>>20, map[bool]string{true: "was", false: "were"}[p == 1], scanBufMax>>20)
+	}
+	return b.String()
+}
+
+// grepFile1 searches the one file the path names: as ripgrep searches a file
+// named on its command line, whatever the filters say, and with a NUL byte
+// read as a line end rather than ending the search.
+func grepFile1(ctx context.Context, f *os.File, q *grepQuery, m *matcher, opts scanOpts, coll *grepCollector, notes *grepNotes) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("it is not a regular file (%s)", fi.Mode().Type())
+	}
+	opts.binary = binaryConvert
+	sc := newScanner(ctx, m, opts)
+	var res scanResult
+	var found bool
+	if q.multiline {
+		if fi.Size() > multilineMax {
+			notes.tooBig++
+			return nil
+		}
+		data, err := io.ReadAll(io.LimitReader(f, multilineMax))
+		if err != nil {
+			return err
+		}
+		found = sc.scanWhole(data, &res)
+	} else if found, err = sc.scan(f, &res, fi.Size()); err != nil && !errors.Is(err, errStopped) {
+		return err
+	}
+	notes.partial.Add(int64(res.partial))
+	if found {
+		coll.add(fromScan(q.root, fi.ModTime().UnixNano(), &res))
+	}
+	return nil
+}
+
+// grepTree searches the tree under the directory root (opened and
+// re-checked).
+func grepTree(ctx context.Context, env *tool.Env, root *os.File, q *grepQuery, m *matcher, typeGlobs []string, opts scanOpts, coll *grepCollector, notes *grepNotes) error {
+	w, rd, level, err := startWalk(ctx, env, root, q.root)
+	if err != nil {
+		return err
+	}
+	w.filter = walkFilter{overrides: overrideRules(q.globs), typeGlobs: typeGlobs}
+	var slots chan []byte // whole-file buffers of multiline mode
+	if q.multiline {
+		slots = make(chan []byte, multilineSlots)
+		for range multilineSlots {
+			slots <- nil
+		}
+	}
+	var changedFiles, tooBig atomic.Int64
+	w.newVisitor = func(w *searchWalk) walkVisitor {
+		return &grepVisitor{w: w, env: env, ctx: ctx, root: q.root, m: m, coll: coll, sc: newScanner(ctx, m, opts),
+			multiline: q.multiline, slots: slots, tooBig: &tooBig, partial: &notes.partial, changed: &changedFiles}
+	}
+	err = w.run(ctx, rd, level)
+	notes.guard = w.guardNote("searched")
+	notes.changed = w.changed.Load() + changedFiles.Load()
+	notes.tooBig = tooBig.Load()
+	return err
+}
+
+// multilineSlots bounds the files held whole at once in multiline mode
+// (multilineMax each), whatever the number of workers.
+const multilineSlots = 4
+
+// startWalk prepares a walk of the directory root (opened and re-checked,
+// named path): the guard's judge of its entries, the ignore rules of the
+// directories above it and its descriptor.
+func startWalk(ctx context.Context, env *tool.Env, root *os.File, path string) (*searchWalk, *wdir, *ignoreLevel, error) {
+	w := &searchWalk{maxDepth: -1, workers: walkWorkers()}
+	top := filepath.Clean(path)
+	if env.Guard != nil {
+		real, err := env.Guard.RealPath(root)
+		if err != nil {
+			return nil, nil, nil, &refusal{fmt.Errorf("cannot tell which directory was really opened, so it was refused for safety: %w", err)}
+		}
+		top = real
+		approved := tool.ApprovedPaths(ctx)
+		if wg, ok := env.Guard.(tool.WalkGuard); ok && walkBeneath {
+			if w.check, err = wg.RecheckWalk(real, approved); err != nil {
+				return nil, nil, nil, &refusal{err}
+			}
+		} else {
+			// A guard of its own, or no openat: every entry by its path.
+			guard := env.Guard
+			w.check = func(rel string, _ bool, _ uint64) error {
+				return guard.Recheck(filepath.Join(real, filepath.FromSlash(rel)), false, approved)
+			}
+		}
+	}
+	rd, err := newRootDir(root)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return w, rd, ancestorLevels(top), nil
+}
+
+// grepVisitor searches the files one worker of a walk keeps.
+type grepVisitor struct {
+	w         *searchWalk
+	env       *tool.Env
+	ctx       context.Context
+	root      string
+	m         *matcher
+	coll      *grepCollector
+	sc        *scanner
+	res       scanResult
+	multiline bool
+	slots     chan []byte
+	tooBig    *atomic.Int64
+	partial   *atomic.Int64
+	changed   *atomic.Int64
+}
+
+func (v *grepVisitor) file(d *wdir, e *dirent, rel string) {
+	w := v.w
+	if w.check != nil {
+		if err := w.check(rel, false, 0); err != nil {
+			w.refuse(rel, false, err)
+			return
+		}
+	}
+	if beforeOpen != nil {
+		beforeOpen(rel)
+	}
+	f, st, err := d.openFile(e.name, e.ino)
+	if err != nil {
+		w.skipped(err)
+		return
+	}
+	defer f.Close()
+	if w.check != nil && st.links > 1 {
+		if err := w.check(rel, false, st.links); err != nil {
+			w.refuse(rel, false, err)
+			return
+		}
+	}
+	if !walkBeneath && v.env.Guard != nil {
+		// Opened by path: re-check what was opened (search_fs_path.go).
+		if err := recheck(v.ctx, v.env, f.osFile(), false); err != nil {
+			w.refuse(rel, false, err)
+			return
+		}
+	}
+	var found bool
+	if v.multiline {
+		if st.size > multilineMax {
+			v.tooBig.Add(1)
+			return
+		}
+		var buf []byte
+		select {
+		case buf = <-v.slots:
+		case <-v.ctx.Done():
+			return
+		}
+		defer func() { v.slots <- buf }()
+		buf = slices.Grow(buf[:0], int(st.size)+1)
+		n, err := io.ReadFull(f, buf[:cap(buf)])
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			return
+		}
+		found = v.sc.scanWhole(buf[:n], &v.res)
+	} else {
+		found, err = v.sc.scan(f, &v.res, st.size)
+		if err != nil {
+			return
+		}
+	}
+	if v.res.partial > 0 {
+		v.partial.Add(int64(v.res.partial))
+	}
+	if found {
+		v.coll.add(fromScan(filepath.Join(v.root, filepath.FromSlash(rel)), st.mtime, &v.res))
+	}
+}
+
+// beforeOpen, if set, is called before a walk opens a file: tests swap
+// files there.
+var beforeOpen func(rel string)
+
+// compileGrep validates the pattern and compiles it. The messages say what
+// ripgrep's syntax (which models know) and Go's (RE2) have in common.
+func compileGrep(q *grepQuery) (*matcher, error) {
 	if _, err := regexp.Compile(q.pattern); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 		return nil, userError(fmt.Sprintf("Invalid regex pattern %q: %s. Grep uses ripgrep (RE2-style) syntax: no lookaround or backreferences, and literal ( ) [ ] { } . * + ? | need a backslash, e.g. \"interface\\\\{\\\\}\".", q.pattern, msg))
@@ -222,16 +391,7 @@ func compileGrep(q *grepQuery) (*regexp.Regexp, error) {
 	if !q.multiline && matchesNewline(q.pattern) {
 		return nil, userError(fmt.Sprintf("The pattern %q contains a literal newline, but lines are searched one at a time. Set multiline: true to match across lines.", q.pattern))
 	}
-	// (?m): the Go back-end first runs the regex over the whole file, where
-	// ^ and $ must still mean line start and end, as they do in ripgrep.
-	flags := "m"
-	if q.multiline {
-		flags += "s"
-	}
-	if q.ignoreCase {
-		flags += "i"
-	}
-	return regexp.Compile("(?" + flags + ")" + q.pattern)
+	return newMatcher(q.pattern, q.ignoreCase, q.multiline)
 }
 
 // matchesNewline reports whether the pattern contains a literal "\n", which
@@ -272,124 +432,4 @@ func splitGlobs(s string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// formatGrep renders back-end results in ripgrep's output format. It is the
-// one formatter for both back-ends, which is what makes their output equal.
-func formatGrep(q *grepQuery, re *regexp.Regexp, files []grepFile, lineNumbers bool, headLimit int) string {
-	if len(files) == 0 {
-		if q.mode == modeFiles {
-			return "No files found"
-		}
-		return "No matches found"
-	}
-	limit := func(n int) int {
-		if headLimit > 0 && headLimit < n {
-			return headLimit
-		}
-		return n
-	}
-	var b strings.Builder
-	switch q.mode {
-	case modeFiles:
-		// Most recently modified first: those are most likely what the
-		// model is working on.
-		hits := make([]fileHit, len(files))
-		for i, f := range files {
-			hits[i].path = f.path
-			if fi, err := os.Stat(f.path); err == nil {
-				hits[i].mtime = fi.ModTime()
-			}
-		}
-		sortByMtime(hits)
-		fmt.Fprintf(&b, "Found %s\n", plural(len(hits), "file"))
-		n := limit(len(hits))
-		for _, h := range hits[:n] {
-			b.WriteString(h.path)
-			b.WriteByte('\n')
-		}
-		if n < len(hits) {
-			fmt.Fprintf(&b, "(Showing %d of %d files: head_limit reached.)\n", n, len(hits))
-		}
-	case modeCount:
-		sortByPath(files)
-		total := 0
-		for _, f := range files {
-			total += f.count
-		}
-		n := limit(len(files))
-		for _, f := range files[:n] {
-			fmt.Fprintf(&b, "%s:%d\n", f.path, f.count)
-		}
-		if n < len(files) {
-			fmt.Fprintf(&b, "(Showing %d of %d files: head_limit reached.)\n", n, len(files))
-		}
-		fmt.Fprintf(&b, "\nFound %s across %s.\n", plural(total, "matching line"), plural(len(files), "file"))
-	default:
-		sortByPath(files)
-		var out []string
-		withContext := q.before > 0 || q.after > 0
-		for _, f := range files {
-			prev := -1
-			for _, l := range f.lines {
-				// ripgrep separates non-adjacent groups with "--" when
-				// context is on, also between files.
-				if withContext && len(out) > 0 && (prev < 0 || l.n != prev+1) {
-					out = append(out, "--")
-				}
-				prev = l.n
-				sep := "-"
-				if l.match {
-					sep = ":"
-				}
-				text := cutAround(strings.TrimSuffix(l.text, "\r"), re, grepLineMax)
-				if lineNumbers {
-					out = append(out, f.path+sep+strconv.Itoa(l.n)+sep+text)
-				} else {
-					out = append(out, f.path+sep+text)
-				}
-			}
-		}
-		n := limit(len(out))
-		for _, l := range out[:n] {
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
-		if n < len(out) {
-			fmt.Fprintf(&b, "(Showing %d of %d lines: head_limit reached.)\n", n, len(out))
-		}
-	}
-	return b.String()
-}
-
-// cutAround shortens a long line to about max bytes around its first
-// match, so that a hit deep inside a minified file is still visible.
-func cutAround(s string, re *regexp.Regexp, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	start := 0
-	if loc := re.FindStringIndex(s); loc != nil && loc[0] > max/4 {
-		start = min(loc[0]-max/4, len(s)-max)
-	}
-	for start > 0 && !utf8.RuneStart(s[start]) {
-		start--
-	}
-	end := start + max
-	for end < len(s) && !utf8.RuneStart(s[end]) {
-		end--
-	}
-	var b strings.Builder
-	if start > 0 {
-		fmt.Fprintf(&b, "[%d characters omitted] …", start)
-	}
-	b.WriteString(s[start:end])
-	if end < len(s) {
-		fmt.Fprintf(&b, "… [%d characters omitted]", len(s)-end)
-	}
-	return b.String()
-}
-
-func sortByPath(files []grepFile) {
-	slices.SortFunc(files, func(a, b grepFile) int { return cmp.Compare(a.path, b.path) })
 }

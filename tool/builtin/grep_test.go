@@ -2,10 +2,7 @@ package builtin
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,22 +11,6 @@ import (
 
 	"github.com/novacode/nova/tool"
 )
-
-// grepBackends are the back-ends every Grep test runs on. The ripgrep one
-// skips where rg is not installed.
-var grepBackends = []struct {
-	name string
-	run  func(t *testing.T) grepBackend
-}{
-	{"go", func(*testing.T) grepBackend { return goSearch }},
-	{"rg", func(t *testing.T) grepBackend {
-		rg, err := exec.LookPath("rg")
-		if err != nil {
-			t.Skip("ripgrep (rg) is not installed")
-		}
-		return func(ctx context.Context, q *grepQuery) ([]grepFile, error) { return rgSearch(ctx, rg, q) }
-	}},
-}
 
 // grepFixture builds a small project. Modification times run in the order
 // of the mtimes list, so files_with_matches output is deterministic.
@@ -98,18 +79,11 @@ func TestGrep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			goldenName := "grep/" + strings.ReplaceAll(tt.name, " ", "_")
-			for _, b := range grepBackends {
-				t.Run(b.name, func(t *testing.T) {
-					if *update && b.name != "go" {
-						t.Skip("golden files are written from the Go back-end; the others are compared with them")
-					}
-					res := run(t, newGrep(b.run(t)), env, tt.input)
-					if res.IsError {
-						t.Fatalf("error: %s", res.Content)
-					}
-					golden(t, goldenName, env.Dir, res.Content)
-				})
+			res := run(t, NewGrep(), env, tt.input)
+			if res.IsError {
+				t.Fatalf("error: %s", res.Content)
 			}
+			golden(t, goldenName, env.Dir, res.Content)
 		})
 	}
 }
@@ -127,19 +101,12 @@ func TestGrepErrors(t *testing.T) {
 		{"invalid glob", GrepInput{Pattern: "x", Glob: "[a"}, "Invalid glob \"[a\""},
 		{"negative context", GrepInput{Pattern: "x", Context: -1}, "must not be negative"},
 		{"empty pattern", GrepInput{Pattern: ""}, "pattern is empty"},
+		{"unknown type", GrepInput{Pattern: "x", Type: "nosuchtype"}, "Unknown file type \"nosuchtype\""},
 	}
 	env := grepFixture(t)
 	for _, tt := range tests {
-		for _, b := range grepBackends {
-			t.Run(tt.name+"/"+b.name, func(t *testing.T) {
-				check(t, run(t, newGrep(b.run(t)), env, tt.input), env.Dir, true, tt.want)
-			})
-		}
-	}
-	// Unknown types: each back-end knows its own list.
-	for _, b := range grepBackends {
-		t.Run("unknown type/"+b.name, func(t *testing.T) {
-			check(t, run(t, newGrep(b.run(t)), env, GrepInput{Pattern: "x", Type: "nosuchtype"}), env.Dir, true, "nosuchtype")
+		t.Run(tt.name, func(t *testing.T) {
+			check(t, run(t, NewGrep(), env, tt.input), env.Dir, true, tt.want)
 		})
 	}
 }
@@ -153,37 +120,20 @@ func TestGrepInvalidOutputMode(t *testing.T) {
 // out.
 func TestGrepNullArguments(t *testing.T) {
 	env := grepFixture(t)
-	res := run(t, newGrep(goSearch), env, map[string]any{"pattern": "Hello", "path": nil, "glob": nil, "-A": nil, "head_limit": nil})
+	res := run(t, NewGrep(), env, map[string]any{"pattern": "Hello", "path": nil, "glob": nil, "-A": nil, "head_limit": nil})
 	check(t, res, env.Dir, false, "Found 3 files")
-}
-
-// TestGrepAutoBackend checks the choice of back-end by PATH.
-func TestGrepAutoBackend(t *testing.T) {
-	env := grepFixture(t)
-	old := rgLookPath
-	defer func() { rgLookPath = old }()
-	rgLookPath = func() (string, error) { return "", errors.New("not found") }
-	check(t, run(t, NewGrep(), env, GrepInput{Pattern: "Hello"}), env.Dir, false, "Found 3 files")
-	rgLookPath = func() (string, error) { return "/nonexistent/rg", nil }
-	if _, err := NewGrep().Run(context.Background(), env, []byte(`{"pattern":"x"}`)); err == nil {
-		t.Error("a broken rg should be a host error")
-	}
 }
 
 func TestGrepCancel(t *testing.T) {
 	env := grepFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, b := range grepBackends {
-		t.Run(b.name, func(t *testing.T) {
-			check(t, runCtx(ctx, t, newGrep(b.run(t)), env, GrepInput{Pattern: "x"}), env.Dir, true, "cancelled")
-		})
-	}
+	check(t, runCtx(ctx, t, NewGrep(), env, GrepInput{Pattern: "x"}), env.Dir, true, "cancelled")
 }
 
 // TestGrepRepository checks .gitignore handling inside a git work tree:
 // searching a subdirectory applies the .gitignore files above it and
-// .git/info/exclude, on both back-ends.
+// .git/info/exclude.
 func TestGrepRepository(t *testing.T) {
 	env := newEnv(t)
 	writeFiles(t, env.Dir, map[string]string{
@@ -193,47 +143,18 @@ func TestGrepRepository(t *testing.T) {
 		"sub/b.gen":         "needle\n",
 		"sub/c.local":       "needle\n",
 	})
-	for _, b := range grepBackends {
-		t.Run(b.name, func(t *testing.T) {
-			res := run(t, newGrep(b.run(t)), env, GrepInput{Pattern: "needle", Path: "sub", OutputMode: "count"})
-			want := fmt.Sprintf("%s:1\n\nFound 1 matching line across 1 file.\n", filepath.Join(env.Dir, "sub", "a.txt"))
-			if diff := cmp.Diff(want, res.Content); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
+	res := run(t, NewGrep(), env, GrepInput{Pattern: "needle", Path: "sub", OutputMode: "count"})
+	want := fmt.Sprintf("%s:1\n\nFound 1 matching line across 1 file.\n", filepath.Join(env.Dir, "sub", "a.txt"))
+	if diff := cmp.Diff(want, res.Content); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 
-func TestLineMatches(t *testing.T) {
-	tests := []struct {
-		pattern string
-		data    string
-		want    []int
-	}{
-		{"b", "a\nb\nc\nb", []int{2, 4}},
-		{"^b", "ab\nb\n", []int{2}},
-		{"a$", "a\nba\nab\n", []int{1, 2}},
-		{"x*", "a\n\nb\n", []int{1, 2, 3}}, // empty matches, but no line after the last newline
-		{"a\\sb", "a\nb\na b\n", []int{3}}, // a match across lines is not a line match
-		{"[^x]+c", "ab\nc\n", nil},
-		{"o", "foo", []int{1}},
-	}
-	for _, tt := range tests {
-		q := &grepQuery{pattern: tt.pattern}
-		re, err := compileGrep(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(tt.want, lineMatches(re, []byte(tt.data), false)); diff != "" {
-			t.Errorf("lineMatches(%q, %q) (-want +got):\n%s", tt.pattern, tt.data, diff)
-		}
-	}
-}
-
-// BenchmarkGoGrep measures the Go back-end over a generated tree of 2,000
-// files of 100 lines each.
-func BenchmarkGoGrep(b *testing.B) {
-	dir := b.TempDir()
+// BenchmarkGrep measures a Grep call over a generated tree of 2,000 files
+// of 100 lines each, in each mode, and with a common word. The search
+// against ripgrep is bench/search.sh's (BENCHMARKS.md).
+func BenchmarkGrep(b *testing.B) {
+	env := newEnv(b)
 	for i := range 2000 {
 		var sb strings.Builder
 		for l := range 100 {
@@ -242,31 +163,20 @@ func BenchmarkGoGrep(b *testing.B) {
 		if i%50 == 0 {
 			sb.WriteString("func needleFunction() {}\n")
 		}
-		p := filepath.Join(dir, fmt.Sprintf("pkg%02d", i%40), fmt.Sprintf("sub%d", i%3), fmt.Sprintf("file%04d.go", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		writeFiles(b, env.Dir, map[string]string{fmt.Sprintf("pkg%02d/sub%d/file%04d.go", i%40, i%3, i): sb.String()})
 	}
-	for _, mode := range []string{modeFiles, modeContent, modeCount} {
-		b.Run(mode, func(b *testing.B) {
-			q := &grepQuery{pattern: `needle\w+`, root: dir, mode: mode}
+	for _, in := range []GrepInput{
+		{Pattern: `needle\w+`, OutputMode: modeFiles},
+		{Pattern: `needle\w+`, OutputMode: modeContent},
+		{Pattern: `needle\w+`, OutputMode: modeCount},
+		{Pattern: "lazy", OutputMode: modeCount},
+	} {
+		b.Run(in.OutputMode+"/"+in.Pattern, func(b *testing.B) {
 			for b.Loop() {
-				files, err := goSearch(context.Background(), q)
-				if err != nil || len(files) != 40 {
-					b.Fatalf("got %d files, %v", len(files), err)
+				if res := run(b, NewGrep(), env, in); res.IsError {
+					b.Fatal(res.Content)
 				}
 			}
 		})
 	}
-	b.Run("common-word", func(b *testing.B) {
-		q := &grepQuery{pattern: `lazy`, root: dir, mode: modeCount}
-		for b.Loop() {
-			if _, err := goSearch(context.Background(), q); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

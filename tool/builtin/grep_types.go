@@ -1,9 +1,8 @@
 package builtin
 
-// fileTypes maps Grep's type argument to file name globs, for the Go
-// back-end. The definitions are ripgrep's (rg --type-list) for the types a
-// model is likely to ask for; ripgrep itself, when present, uses its own
-// full list.
+// fileTypes maps Grep's type argument to file name globs. The definitions
+// are ripgrep's (rg --type-list) for the types a model is likely to ask
+// for; a type not here is refused with the list, and a glob does the rest.
 var fileTypes = map[string][]string{
 	"asm":      {"*.S", "*.asm", "*.s"},
 	"bazel":    {"*.BUILD", "*.bazel", "*.bazelrc", "*.bzl", "BUILD", "WORKSPACE"},

@@ -109,23 +109,6 @@ func readDirChecked(ctx context.Context, env *tool.Env, dir string) ([]fs.DirEnt
 	return entries, err
 }
 
-// checkDir re-checks a directory a tool is about to walk. A directory that
-// cannot be opened is not refused here: the walk reports that as before.
-func checkDir(ctx context.Context, env *tool.Env, dir string) error {
-	if env.Guard == nil {
-		return nil
-	}
-	f, err := openRead(ctx, env, dir)
-	var r *refusal
-	if errors.As(err, &r) {
-		return err
-	}
-	if err == nil {
-		f.Close()
-	}
-	return nil
-}
-
 // openWrite opens path for reading and writing under the guard, creating
 // it (and its parent directories) when create is set and it does not
 // exist; created says whether it did. It never truncates: the caller reads

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -101,7 +102,7 @@ func TestGuardSymlinkSwappedAfterCheck(t *testing.T) {
 	}
 	check(t, run(t, NewEdit(), w.env, EditInput{FilePath: "a.txt", OldString: "TOP", NewString: "PWNED"}), w.ws, true, "Refused to edit $DIR/a.txt", "refused for safety", "outside the workspace")
 	check(t, run(t, NewWrite(), w.env, WriteInput{FilePath: "a.txt", Content: "PWNED"}), w.ws, true, "Refused to write $DIR/a.txt", "refused for safety")
-	check(t, run(t, newGrep(goSearch), w.env, GrepInput{Pattern: "SECRET", Path: "a.txt"}), w.ws, true, "Refused to search $DIR/a.txt")
+	check(t, run(t, NewGrep(), w.env, GrepInput{Pattern: "SECRET", Path: "a.txt"}), w.ws, true, "Refused to search $DIR/a.txt")
 	unchanged(t, outside, secret, false)
 
 	// The same calls without a guard follow the link: the old behaviour,
@@ -141,7 +142,7 @@ func TestGuardApprovedOutside(t *testing.T) {
 	// An approved directory covers reads below it (Grep, LS, Glob), not
 	// writes.
 	dirCtx := tool.WithApprovedPaths(context.Background(), []string{w.out})
-	check(t, runCtx(dirCtx, t, newGrep(goSearch), w.env, GrepInput{Pattern: "edited", Path: w.out}), w.ws, false, "Found 1 file", outside)
+	check(t, runCtx(dirCtx, t, NewGrep(), w.env, GrepInput{Pattern: "edited", Path: w.out}), w.ws, false, "Found 1 file", outside)
 	check(t, runCtx(dirCtx, t, NewLS(), w.env, LSInput{Path: w.out}), w.ws, false, "notes.txt", "new/")
 	check(t, runCtx(dirCtx, t, NewGlob(), w.env, GlobInput{Pattern: "**/*.txt", Path: w.out}), w.ws, false, created)
 	check(t, runCtx(dirCtx, t, NewWrite(), w.env, WriteInput{FilePath: other, Content: "x"}), w.ws, true, "Refused to write")
@@ -201,12 +202,17 @@ func TestGuardProtectedAndHardLinks(t *testing.T) {
 }
 
 // TestGuardSearchTools: LS, Glob and Grep re-check the directories they
-// walk and (Grep) every file they read.
+// walk and (Grep) judge every file they read.
 func TestGuardSearchTools(t *testing.T) {
 	w := newGuardWorld(t)
-	writeFiles(t, w.out, map[string]string{"passwd": "root needle\n"})
-	writeFiles(t, w.ws, map[string]string{"a.txt": "needle\n", ".env": "TOKEN=needle\n", "sub/b.txt": "x\n"})
+	writeFiles(t, w.out, map[string]string{"passwd": "root needle\n", "id_rsa": "KEY needle\n"})
+	writeFiles(t, w.ws, map[string]string{"a.txt": "needle\n", ".env": "TOKEN=needle\n", "deploy.pem": "PEM needle\n", "sub/b.txt": "x\n"})
 	w.symlink(t, w.out, "linkdir")
+	w.symlink(t, filepath.Join(w.out, "passwd"), "linkfile")
+	// A secret under an innocent name: another name of the key.
+	if err := os.Link(filepath.Join(w.out, "id_rsa"), filepath.Join(w.ws, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
 
 	check(t, run(t, NewLS(), w.env, LSInput{Path: "linkdir"}), w.ws, true, "Refused to list $DIR/linkdir", "outside the workspace")
 	check(t, run(t, NewLS(), w.env, LSInput{Path: w.out}), w.ws, true, "Refused to list")
@@ -215,19 +221,83 @@ func TestGuardSearchTools(t *testing.T) {
 	check(t, run(t, NewGlob(), w.env, GlobInput{Pattern: "*", Path: "linkdir"}), w.ws, true, "Refused to search $DIR/linkdir")
 	check(t, run(t, NewGlob(), w.env, GlobInput{Pattern: "../out/*"}), w.ws, true, "Refused to search "+w.out)
 	check(t, run(t, NewGlob(), w.env, GlobInput{Pattern: w.out + "/*"}), w.ws, true, "Refused to search "+w.out)
-	check(t, run(t, NewGlob(), w.env, GlobInput{Pattern: "**/*.txt"}), w.ws, false, "a.txt", "b.txt")
+	check(t, run(t, NewGlob(), w.env, GlobInput{Pattern: "linkdir/*"}), w.ws, true, "Refused to search $DIR/linkdir")
+	res := run(t, NewGlob(), w.env, GlobInput{Pattern: "**/*"})
+	check(t, res, w.ws, false, "a.txt", "b.txt")
+	if strings.Contains(res.Content, "passwd") || strings.Contains(res.Content, "link") {
+		t.Errorf("Glob listed what a symbolic link leads to, or the link:\n%s", res.Content)
+	}
 
 	check(t, run(t, NewGrep(), w.env, GrepInput{Pattern: "needle", Path: "linkdir"}), w.ws, true, "Refused to search $DIR/linkdir")
 	check(t, run(t, NewGrep(), w.env, GrepInput{Pattern: "needle", Path: "linkdir/passwd"}), w.ws, true, "Refused to search $DIR/linkdir/passwd")
-	// The .env file is not searched without approval, and the model is
-	// told so; a.txt is.
-	res := run(t, NewGrep(), w.env, GrepInput{Pattern: "needle", OutputMode: "content"})
-	check(t, res, w.ws, false, "$DIR/a.txt:1:needle", "1 file was not searched")
-	if strings.Contains(res.Content, "TOKEN") {
-		t.Errorf("Grep showed the .env file:\n%s", res.Content)
+	check(t, run(t, NewGrep(), w.env, GrepInput{Pattern: "needle", Path: "linkfile"}), w.ws, true, "Refused to search $DIR/linkfile")
+	// The walk: .env is hidden (ripgrep leaves it out); deploy.pem and the
+	// hard link are refused and the model is told so; the symbolic links
+	// are not followed; a.txt is searched.
+	res = run(t, NewGrep(), w.env, GrepInput{Pattern: "needle", OutputMode: "content"})
+	check(t, res, w.ws, false, "$DIR/a.txt:1:needle", "2 files were not searched", "Give one as path")
+	for _, leak := range []string{"TOKEN", "PEM", "KEY", "root"} {
+		if strings.Contains(res.Content, leak) {
+			t.Errorf("Grep showed %s:\n%s", leak, res.Content)
+		}
 	}
+	// Asked for by a glob, .env is refused too.
+	check(t, run(t, NewGrep(), w.env, GrepInput{Pattern: "needle", Glob: ".env", OutputMode: "content"}), w.ws, false, "No matches found", "1 file was not searched", ".env")
 	ctx := tool.WithApprovedPaths(context.Background(), []string{filepath.Join(w.ws, ".env")})
 	check(t, runCtx(ctx, t, NewGrep(), w.env, GrepInput{Pattern: "needle", Path: ".env", OutputMode: "content"}), w.ws, false, "TOKEN=needle")
+	// Named, the hard link is read as Read reads it: the permission
+	// check judged that name.
+	check(t, run(t, NewGrep(), w.env, GrepInput{Pattern: "needle", Path: "notes.txt", OutputMode: "content"}), w.ws, false, "KEY needle")
+}
+
+// TestGuardSwappedWhileSearching: a file replaced between the listing and
+// the read (by a symbolic link or a hard link to a secret outside, or by
+// another file moved there) is skipped, and Grep says so. A file written
+// anew in its place may reuse its inode and be read: it is an ordinary file
+// of the workspace, as if written before the search.
+func TestGuardSwappedWhileSearching(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		swap func(t *testing.T, w *guardWorld, p string)
+	}{
+		{"symbolic link", func(t *testing.T, w *guardWorld, p string) {
+			if err := os.Symlink(filepath.Join(w.out, "secret.txt"), p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"hard link", func(t *testing.T, w *guardWorld, p string) {
+			if err := os.Link(filepath.Join(w.out, "secret.txt"), p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"other file moved there", func(t *testing.T, w *guardWorld, p string) {
+			if err := os.Rename(filepath.Join(w.ws, ".stash", "s.txt"), p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newGuardWorld(t)
+			writeFiles(t, w.out, map[string]string{"secret.txt": "SECRET needle\n"})
+			writeFiles(t, w.ws, map[string]string{"a.txt": "needle\n", "b.txt": "plain needle\n", ".stash/s.txt": "SECRET needle\n"})
+			beforeOpen = func(rel string) {
+				if rel != "b.txt" {
+					return
+				}
+				p := filepath.Join(w.ws, rel)
+				if err := os.Remove(p); err != nil {
+					t.Error(err)
+				}
+				tc.swap(t, w, p)
+			}
+			defer func() { beforeOpen = nil }()
+			res := run(t, NewGrep(), w.env, GrepInput{Pattern: "needle", OutputMode: "content"})
+			check(t, res, w.ws, false, "$DIR/a.txt:1:needle", "1 file changed between the listing and the read")
+			if strings.Contains(res.Content, "SECRET") {
+				t.Errorf("Grep read the swapped file:\n%s", res.Content)
+			}
+		})
+	}
 }
 
 // TestGuardFIFO: a FIFO where a file was expected must not hang a guarded
@@ -397,8 +467,8 @@ func TestGuardKeepsBehaviour(t *testing.T) {
 		{NewRead(), ReadInput{FilePath: "nothere.go"}},
 		{NewLS(), LSInput{Path: "."}},
 		{NewGlob(), GlobInput{Pattern: "**/a.go"}}, // one hit: mtime order is timing-dependent
-		{newGrep(goSearch), GrepInput{Pattern: "package", OutputMode: "content"}},
-		{newGrep(goSearch), GrepInput{Pattern: "package", Path: "dir/b.go"}},
+		{NewGrep(), GrepInput{Pattern: "package", OutputMode: "content"}},
+		{NewGrep(), GrepInput{Pattern: "package", Path: "dir/b.go"}},
 	}
 	var outs [2][]tool.Result
 	for i, guarded := range []bool{false, true} {
@@ -418,5 +488,27 @@ func TestGuardKeepsBehaviour(t *testing.T) {
 	}
 	if d := cmp.Diff(outs[0], outs[1]); d != "" {
 		t.Errorf("guarded session differs (-unguarded +guarded):\n%s", d)
+	}
+}
+
+// pathguard's Guard judges walks itself (tool.WalkGuard).
+var _ tool.WalkGuard = (*pathguard.Guard)(nil)
+
+// TestGuardWalkWithoutWalkGuard: a guard of one's own, which only knows
+// Recheck, is asked about every entry a walk keeps.
+func TestGuardWalkWithoutWalkGuard(t *testing.T) {
+	env := newEnv(t)
+	writeFiles(t, env.Dir, map[string]string{"a.txt": "needle\n", "sub/b.txt": "needle\n"})
+	g := &recordingGuard{}
+	env.Guard = g
+	check(t, run(t, NewGrep(), env, GrepInput{Pattern: "needle"}), env.Dir, false, "Found 2 files")
+	var got []string
+	for _, c := range g.calls {
+		got = append(got, c.Path)
+	}
+	slices.Sort(got)
+	want := []string{env.Dir, filepath.Join(env.Dir, "a.txt"), filepath.Join(env.Dir, "sub"), filepath.Join(env.Dir, "sub", "b.txt")}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Recheck calls (-want +got):\n%s", d)
 	}
 }

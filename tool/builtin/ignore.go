@@ -2,9 +2,6 @@ package builtin
 
 import (
 	"bufio"
-	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +9,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// This file holds the .gitignore handling shared by Glob, Grep and LS. The
+// This file holds the .gitignore rules (their syntax, shared with Grep and
+// Glob, whose filters are search_ignore.go's) and LS's ignore stack. The
 // github.com/sabhiram/go-gitignore package was considered and rejected: it
 // treats "?" as a literal, ignores the directory-only meaning of a trailing
 // slash, and panics on patterns that are not valid regular expressions
@@ -228,100 +226,4 @@ func (s *ignoreStack) ignored(path string, isDir bool) bool {
 		}
 	}
 	return false
-}
-
-// walkFunc is called for every entry a walk keeps. path is absolute; rel is
-// slash-separated and relative to the walk's root. Returning fs.SkipDir for a
-// directory skips its contents; fs.SkipAll ends the walk.
-type walkFunc func(path, rel string, d fs.DirEntry) error
-
-// keepFunc decides whether to keep an entry, given gitignore's verdict.
-// Grep uses it to let --glob style overrides beat .gitignore, as ripgrep does.
-type keepFunc func(rel string, d fs.DirEntry, gitignored bool) bool
-
-// walkOptions adjusts walkTree.
-type walkOptions struct {
-	// top is the directory the search was asked for, when the walk starts
-	// below it (Glob walks only the literal prefix of its pattern): the
-	// .gitignore files between top and the walk's root apply too.
-	top string
-	// keep replaces the default "keep what .gitignore does not exclude".
-	keep keepFunc
-}
-
-// walkTree visits the tree under root depth-first in lexical order, skipping
-// version-control directories and whatever opts.keep rejects (by default:
-// what .gitignore files exclude). Symbolic links are reported but never
-// followed, which rules out cycles. Unreadable subdirectories are skipped
-// silently, as find and ripgrep do; ctx cancellation ends the walk with
-// ctx.Err().
-func walkTree(ctx context.Context, root string, opts walkOptions, fn walkFunc) error {
-	keep := opts.keep
-	if keep == nil {
-		keep = func(_ string, _ fs.DirEntry, gitignored bool) bool { return !gitignored }
-	}
-	if opts.top != "" && excludedBetween(opts.top, root) {
-		return nil
-	}
-	err := walkDir(ctx, root, "", newIgnoreStack(root, opts.top), keep, fn)
-	if errors.Is(err, fs.SkipAll) {
-		return nil
-	}
-	return err
-}
-
-// excludedBetween reports whether dir, a descendant of top, lies in a
-// directory that a walk from top would have skipped: a walk that starts
-// below top as a shortcut must not find what a walk from top would not.
-func excludedBetween(top, dir string) bool {
-	rel, err := filepath.Rel(top, dir)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return false
-	}
-	ig := newIgnoreStack(top, "")
-	cur := top
-	for _, name := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, name)
-		if vcsDirs[name] || ig.ignored(cur, true) {
-			return true
-		}
-		ig = ig.enter(cur)
-	}
-	return false
-}
-
-func walkDir(ctx context.Context, dir, relDir string, ig *ignoreStack, keep keepFunc, fn walkFunc) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		if relDir == "" {
-			return err
-		}
-		return nil
-	}
-	for _, d := range entries {
-		name := d.Name()
-		isDir := d.IsDir()
-		if vcsDirs[name] {
-			continue // a .git file (worktrees, submodules) is no project file either
-		}
-		path := filepath.Join(dir, name)
-		rel := name
-		if relDir != "" {
-			rel = relDir + "/" + name
-		}
-		if !keep(rel, d, ig.ignored(path, isDir)) {
-			continue
-		}
-		err := fn(path, rel, d)
-		if isDir && err == nil {
-			err = walkDir(ctx, path, rel, ig.enter(path), keep, fn)
-		}
-		if err != nil && !(isDir && errors.Is(err, fs.SkipDir)) {
-			return err
-		}
-	}
-	return nil
 }

@@ -1,9 +1,8 @@
 package builtin
 
 import (
-	"context"
-	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"testing"
 
@@ -61,20 +60,31 @@ func TestIgnoreRules(t *testing.T) {
 	}
 }
 
-// walkAll lists what walkTree keeps under root, directories with a slash.
+// walkAll lists what LS's ignore stack keeps under root, as LS walks,
+// directories with a slash.
 func walkAll(t *testing.T, root string) []string {
 	t.Helper()
 	var got []string
-	err := walkTree(context.Background(), root, walkOptions{}, func(_, rel string, d fs.DirEntry) error {
-		if d.IsDir() {
-			rel += "/"
+	var walk func(dir, rel string, ig *ignoreStack)
+	walk = func(dir, rel string, ig *ignoreStack) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
 		}
-		got = append(got, rel)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		for _, e := range entries {
+			p, r := filepath.Join(dir, e.Name()), path.Join(rel, e.Name())
+			if vcsDirs[e.Name()] || ig.ignored(p, e.IsDir()) {
+				continue
+			}
+			if !e.IsDir() {
+				got = append(got, r)
+				continue
+			}
+			got = append(got, r+"/")
+			walk(p, r, ig.enter(p))
+		}
 	}
+	walk(root, "", newIgnoreStack(root, ""))
 	return got
 }
 
@@ -129,15 +139,5 @@ func TestWalkTreeRepoRoot(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"a.go", "a.log", "a.out", "a.tmp"}, walkAll(t, filepath.Join(dir, "sub", "x"))); diff != "" {
 		t.Errorf("walk without repository (-want +got):\n%s", diff)
-	}
-}
-
-func TestWalkTreeCancel(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"a/b": "", "c/d": ""})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := walkTree(ctx, dir, walkOptions{}, func(string, string, fs.DirEntry) error { return nil }); err != context.Canceled {
-		t.Errorf("walkTree after cancel = %v, want context.Canceled", err)
 	}
 }

@@ -24,8 +24,9 @@ const (
 	// readMaxOutput stops a Read of many long lines before it floods the
 	// context; the closing note tells the model where to continue.
 	readMaxOutput = 100_000
-	// readMaxFileSize bounds what Read loads into memory; it hashes the
-	// whole file for the staleness check, so it cannot stream.
+	// readMaxFileSize is the largest file Read records for Edit and Write
+	// (whose staleness check hashes the whole file); larger files are
+	// read, not recorded.
 	readMaxFileSize = 64 << 20
 	// binarySniffLen is how much of a file is checked for NUL bytes.
 	binarySniffLen = 8 << 10
@@ -89,8 +90,10 @@ func runRead(ctx context.Context, env *tool.Env, in ReadInput) (tool.Result, err
 	var data []byte
 	if env.Editor != nil {
 		var res tool.Result
-		var ok bool
-		if data, res, ok = readInEditor(ctx, env, path); !ok {
+		var ok, stream bool
+		if data, res, ok, stream = readInEditor(ctx, env, path); stream {
+			return readStream(ctx, env, path, in)
+		} else if !ok {
 			return res, nil
 		}
 	} else {
@@ -104,11 +107,12 @@ func runRead(ctx context.Context, env *tool.Env, in ReadInput) (tool.Result, err
 			return tool.Errorf("%s is a directory, not a file. Use LS to list its contents.", path), nil
 		case !fi.Mode().IsRegular():
 			return tool.Errorf("%s is not a regular file (%s); Read handles regular text files only.", path, fi.Mode().Type()), nil
-		case fi.Size() > readMaxFileSize:
-			return tool.Errorf("%s is %d MiB, too large for Read. Use Grep to find the relevant lines, or Bash with head, tail or sed -n to extract a part.", path, fi.Size()>>20), nil
 		}
 		if res, ok := binaryExt(path); !ok {
 			return res, nil
+		}
+		if fi.Size() > readWholeMax {
+			return readStream(ctx, env, path, in)
 		}
 		if data, err = readChecked(ctx, env, path); err != nil {
 			return ioResult("read", path, err), nil
