@@ -15,8 +15,10 @@ import (
 // every match must contain: the rarest byte of such a literal is found with
 // bytes.IndexByte (vectorised), and only the lines holding it are checked,
 // with a byte comparison when the literal is the whole pattern and with the
-// regular expression otherwise. A pattern without such a literal runs the
-// regular expression over the text.
+// regular expression otherwise. A pattern without such a literal goes
+// through a lazy DFA (lineDFA), which finds the lines the regular
+// expression then runs on; a pattern the DFA does not handle (\A, \z, a
+// multiline search) runs the regular expression over the text.
 type matcher struct {
 	re *regexp.Regexp // (?m), with i and s as asked: the whole pattern
 	// lits: every match contains one of them (nil: no usable literal).
@@ -35,6 +37,9 @@ type matcher struct {
 	// of the literal: a line must hold them before the occurrence ("func "
 	// of "func \w+Server\(").
 	before [][]byte
+	// dfa, for a pattern without usable literals, tells the lines that
+	// match (nil: the regular expression runs over the text).
+	dfa *lineDFA
 }
 
 // literal is a string every match of (one branch of) the pattern contains.
@@ -65,6 +70,15 @@ const missLimit = 512
 // newMatcher compiles the pattern of q. The pattern has been validated
 // (compileGrep).
 func newMatcher(pattern string, ignoreCase, multiline bool) (*matcher, error) {
+	m, err := newLitMatcher(pattern, ignoreCase, multiline)
+	if err == nil && m.lits == nil && !multiline {
+		m.dfa = newDFA(pattern, ignoreCase)
+	}
+	return m, err
+}
+
+// newLitMatcher is newMatcher without the DFA.
+func newLitMatcher(pattern string, ignoreCase, multiline bool) (*matcher, error) {
 	flags := "m"
 	if multiline {
 		flags += "s"
@@ -88,7 +102,7 @@ func newMatcher(pattern string, ignoreCase, multiline bool) (*matcher, error) {
 	if err != nil {
 		return m, nil
 	}
-	parsed = parsed.Simplify()
+	parsed = mergeLiterals(parsed.Simplify())
 	set, ok := requiredLits(parsed)
 	if !ok || len(set) == 0 || len(set) > maxLits {
 		return m, nil
@@ -172,6 +186,36 @@ const maxLits = 6
 type litRunes struct {
 	runes []rune
 	fold  bool
+}
+
+// mergeLiterals joins the literals that follow each other in a
+// concatenation into one, as Simplify leaves them apart when it expands a
+// repetition (x{3} is x, x, x): "xxx" is a literal worth searching for
+// where each x alone is not.
+func mergeLiterals(re *syntax.Regexp) *syntax.Regexp {
+	for i, sub := range re.Sub {
+		re.Sub[i] = mergeLiterals(sub)
+	}
+	if re.Op != syntax.OpConcat {
+		return re
+	}
+	subs := make([]*syntax.Regexp, 0, len(re.Sub))
+	for _, sub := range re.Sub {
+		if n := len(subs); n > 0 && sub.Op == syntax.OpLiteral && subs[n-1].Op == syntax.OpLiteral &&
+			sub.Flags&syntax.FoldCase == subs[n-1].Flags&syntax.FoldCase {
+			prev := *subs[n-1]
+			prev.Rune = append(slices.Clip(prev.Rune), sub.Rune...)
+			subs[n-1] = &prev
+			continue
+		}
+		subs = append(subs, sub)
+	}
+	if len(subs) == 1 {
+		return subs[0]
+	}
+	merged := *re
+	merged.Sub = subs
+	return &merged
 }
 
 // requiredLits returns literals such that every match of re contains one of
@@ -326,6 +370,7 @@ func (l *literal) exactFold() bool {
 func (m *matcher) clone() *matcher {
 	c := *m
 	c.lits = slices.Clone(m.lits)
+	c.dfa = m.dfa.clone()
 	return &c
 }
 
@@ -449,11 +494,26 @@ func foldEqual(b, s []byte) bool {
 // (after reset) must not go back.
 func (m *matcher) find(region []byte, from int) (ls, le, ms int, ok bool) {
 	if m.lits == nil {
+		for m.dfa != nil && from < len(region) {
+			ls, le, what := m.dfa.find(region, from)
+			switch what {
+			case dfaNone:
+				return 0, 0, 0, false
+			case dfaGiveUp:
+				m.dfa, from = nil, ls // the regular expression goes on from here
+			default: // dfaMatch, dfaUnsure: the expression has the last word
+				if loc := m.re.FindIndex(region[ls:le]); loc != nil {
+					return ls, le, ls + loc[0], true
+				}
+				from = le + 1
+			}
+		}
 		for from < len(region) {
 			loc := m.re.FindIndex(region[from:])
-			if loc == nil || from+loc[0] >= len(region) {
+			if loc == nil || (from+loc[0] == len(region) && region[len(region)-1] == '\n') {
 				// None, or an empty match after the last newline, which
-				// is on no line.
+				// is on no line (an empty match at the end of a last line
+				// without a newline, $ of "abc", is on that line).
 				return 0, 0, 0, false
 			}
 			at := from + loc[0]

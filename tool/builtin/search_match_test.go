@@ -3,7 +3,9 @@ package builtin
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -54,6 +56,13 @@ func TestMatcherFind(t *testing.T) {
 		{`NewServer\b\(`, false, true, false},
 		{`NEWSERVER.*$`, true, true, false},
 		{`fix(me)? later`, true, true, false},
+		{`Ser{2}`, false, true, true}, // Simplify leaves "Se", "r", "r" apart: joined again, "Serr"
+		{`NewSer(?:v){1}er`, false, true, true},
+		{`(?i)f{2}`, false, true, true},
+		{`x{3}\d`, false, true, false},
+		{`$`, false, false, false},
+		{`\s*$`, false, false, false},
+		{`\b[A-Z][a-z]+\b`, false, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/i=%v", tt.pattern, tt.ignoreCase), func(t *testing.T) {
@@ -77,10 +86,14 @@ func TestMatcherFind(t *testing.T) {
 			}
 			region := []byte(text)
 			// By the rare byte, then (as after many misses) by the whole
-			// literal.
+			// literal; without a literal, by the DFA, then by the
+			// expression over the text.
 			for _, whole := range []bool{false, true} {
 				for i := range m.lits {
 					m.lits[i].whole = whole && !m.lits[i].fold
+				}
+				if whole {
+					m.dfa = nil
 				}
 				got = got[:0]
 				m.reset()
@@ -97,5 +110,141 @@ func TestMatcherFind(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMatcherDFA: a pattern without a usable literal is searched for by the
+// lazy DFA, which finds the lines the regular expression finds line by
+// line, on random patterns and texts (ASCII and not, empty lines, a last
+// line without a newline), with states dropped as often as it takes.
+func TestMatcherDFA(t *testing.T) {
+	for _, tt := range []struct {
+		pattern string
+		dfa     bool
+	}{
+		{`[A-Z]{6,}\d`, true},
+		{`^\s*$`, true},
+		{`x*`, true},
+		{`[a-c]+$`, true},
+		{`^[^a]`, true},
+		{`\b[A-Z]{3,}\b`, true},
+		{`\B[a-c]+`, true},
+		{strings.Repeat(`[A-Z]{1000}`, 9), false}, // a program too long: the expression alone
+		{`\Aab`, false},                           // the text's start: the expression alone
+		{`b+\z`, false},
+	} {
+		m, err := newMatcher(tt.pattern, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (m.dfa != nil) != tt.dfa {
+			t.Errorf("%s: DFA %v, want %v", tt.pattern, m.dfa != nil, tt.dfa)
+		}
+	}
+	if m, _ := newMatcher(`[A-Z]{6,}\d`, false, true); m.dfa != nil {
+		t.Errorf("a multiline search has a DFA")
+	}
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	atoms := []string{"a", "b", "c", "A", "B", ".", "[a-c]", "[^a\n]", `\d`, `\s`, `\w`, `[[:upper:]]`, "é", "^", "$", "(?i:b)", "K", `\b`, `\B`, "_"}
+	var gen func(depth int) string
+	gen = func(depth int) string {
+		if depth == 0 {
+			return atoms[rng.IntN(len(atoms))]
+		}
+		switch rng.IntN(6) {
+		case 0:
+			return gen(depth-1) + gen(depth-1)
+		case 1:
+			return "(?:" + gen(depth-1) + "|" + gen(depth-1) + ")"
+		case 2:
+			return "(?:" + gen(depth-1) + ")" + []string{"*", "+", "?", "{2,3}", "*?"}[rng.IntN(5)]
+		default:
+			return gen(depth-1) + gen(depth-1) + gen(depth-1)
+		}
+	}
+	chars := []string{"a", "b", "c", "A", "B", "1", " ", "\t", "\n", "\n", "é", "K", "k", "\u212A", "x", "_", "-"}
+	checked := 0
+	for range 3000 {
+		pattern := gen(1 + rng.IntN(3))
+		ignoreCase := rng.IntN(3) == 0
+		var text strings.Builder
+		for range rng.IntN(60) {
+			text.WriteString(chars[rng.IntN(len(chars))])
+		}
+		m, err := newMatcher(pattern, ignoreCase, false)
+		if err != nil || m.lits != nil || m.dfa == nil {
+			continue
+		}
+		checked++
+		if rng.IntN(4) == 0 {
+			m.dfa.maxStates = 2 // dropped again and again (past the resets, the expression goes on)
+		}
+		flags := "(?m)"
+		if ignoreCase {
+			flags = "(?mi)"
+		}
+		re := regexp.MustCompile(flags + pattern)
+		region := []byte(text.String())
+		var want, got []string
+		lines := bytes.Split(region, []byte{'\n'})
+		if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+			lines = lines[:len(lines)-1] // after the last newline: no line
+		}
+		for i, line := range lines {
+			if loc := re.FindIndex(line); loc != nil {
+				want = append(want, fmt.Sprintf("%d@%d", i+1, loc[0]))
+			}
+		}
+		for from := 0; from < len(region); {
+			ls, le, ms, ok := m.find(region, from)
+			if !ok {
+				break
+			}
+			got = append(got, fmt.Sprintf("%d@%d", bytes.Count(region[:ls], []byte{'\n'})+1, ms-ls))
+			from = le + 1
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("pattern %q (i=%v) in %q: lines@offset (-regexp +DFA):\n%s", pattern, ignoreCase, region, d)
+		}
+	}
+	if checked < 500 {
+		t.Errorf("only %d patterns went to the DFA", checked)
+	}
+
+	// A pattern whose states explode (2^12 of them): dropped, built again,
+	// then given up for the expression, with the same lines.
+	m, err := newMatcher(`[ab]*a[ab]{12}c`, false, false)
+	if err != nil || m.dfa == nil {
+		t.Fatalf("no DFA: %v", err)
+	}
+	var text strings.Builder
+	for i := range 2000 {
+		for range 40 {
+			text.WriteByte("ab"[rng.IntN(2)])
+		}
+		if i%7 == 0 {
+			text.WriteByte('c')
+		}
+		text.WriteByte('\n')
+	}
+	region := []byte(text.String())
+	re := regexp.MustCompile(`(?m)[ab]*a[ab]{12}c`)
+	want, got := 0, 0
+	for _, line := range bytes.Split(region, []byte{'\n'}) {
+		if re.Match(line) {
+			want++
+		}
+	}
+	for from := 0; from < len(region); {
+		_, le, _, ok := m.find(region, from)
+		if !ok {
+			break
+		}
+		got++
+		from = le + 1
+	}
+	if got != want || m.dfa != nil {
+		t.Errorf("exploding states: %d lines (want %d), DFA given up: %v", got, want, m.dfa == nil)
 	}
 }

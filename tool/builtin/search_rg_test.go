@@ -171,6 +171,11 @@ func TestSearchMatchesRipgrep(t *testing.T) {
 		{"ignore case with a k", GrepInput{Pattern: "kept", IgnoreCase: true}, []string{"-i", "kept"}, nil},
 		{"regexp", GrepInput{Pattern: `func \w+Server\w*\(`, OutputMode: "content"}, []string{`func \w+Server\w*\(`}, nil},
 		{"regexp without a literal", GrepInput{Pattern: `^\S+$`, OutputMode: "count"}, []string{`^\S+$`}, nil},
+		{"regexp without a literal, content", GrepInput{Pattern: `\b[A-Z][a-z]{2,}\b`, OutputMode: "content"}, []string{`\b[A-Z][a-z]{2,}\b`}, nil},
+		// (Not long/line.txt: past 2 MiB, a line is tried against a
+		// pattern that is not a literal on its first piece only, and the
+		// output says so.)
+		{"end of line", GrepInput{Pattern: `\s*$`, OutputMode: "count", Glob: "!long"}, []string{`\s*$`, "-g", "!long"}, []string{"-g", "!long"}},
 		{"alternation", GrepInput{Pattern: "NewServer|needle kept", OutputMode: "count"}, []string{"NewServer|needle kept"}, nil},
 		{"glob", GrepInput{Pattern: "needle", Glob: "*.go"}, []string{"needle", "-g", "*.go"}, []string{"-g", "*.go"}},
 		{"glob lets in", GrepInput{Pattern: "needle", Glob: "*.log"}, []string{"needle", "-g", "*.log"}, []string{"-g", "*.log"}},
