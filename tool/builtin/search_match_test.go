@@ -77,14 +77,8 @@ func TestMatcherFind(t *testing.T) {
 			if tt.ignoreCase {
 				flags = "(?mi)"
 			}
-			re := regexp.MustCompile(flags + tt.pattern)
-			var want, got []string
-			for i, line := range bytes.Split([]byte(text), []byte{'\n'}) {
-				if loc := re.FindIndex(line); loc != nil {
-					want = append(want, fmt.Sprintf("%d@%d", i+1, loc[0]))
-				}
-			}
 			region := []byte(text)
+			want := regexpLines(regexp.MustCompile(flags+tt.pattern), region)
 			// By the rare byte, then (as after many misses) by the whole
 			// literal; without a literal, by the DFA, then by the
 			// expression over the text.
@@ -95,17 +89,8 @@ func TestMatcherFind(t *testing.T) {
 				if whole {
 					m.dfa = nil
 				}
-				got = got[:0]
 				m.reset()
-				for from := 0; from < len(region); {
-					ls, le, ms, ok := m.find(region, from)
-					if !ok {
-						break
-					}
-					got = append(got, fmt.Sprintf("%d@%d", bytes.Count(region[:ls], []byte{'\n'})+1, ms-ls))
-					from = le + 1
-				}
-				if d := cmp.Diff(want, got); d != "" {
+				if d := cmp.Diff(want, matcherLines(m, region)); d != "" {
 					t.Errorf("whole %v: matching lines@match offset (-regexp +matcher):\n%s", whole, d)
 				}
 			}
@@ -184,27 +169,9 @@ func TestMatcherDFA(t *testing.T) {
 		if ignoreCase {
 			flags = "(?mi)"
 		}
-		re := regexp.MustCompile(flags + pattern)
 		region := []byte(text.String())
-		var want, got []string
-		lines := bytes.Split(region, []byte{'\n'})
-		if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
-			lines = lines[:len(lines)-1] // after the last newline: no line
-		}
-		for i, line := range lines {
-			if loc := re.FindIndex(line); loc != nil {
-				want = append(want, fmt.Sprintf("%d@%d", i+1, loc[0]))
-			}
-		}
-		for from := 0; from < len(region); {
-			ls, le, ms, ok := m.find(region, from)
-			if !ok {
-				break
-			}
-			got = append(got, fmt.Sprintf("%d@%d", bytes.Count(region[:ls], []byte{'\n'})+1, ms-ls))
-			from = le + 1
-		}
-		if d := cmp.Diff(want, got); d != "" {
+		want := regexpLines(regexp.MustCompile(flags+pattern), region)
+		if d := cmp.Diff(want, matcherLines(m, region)); d != "" {
 			t.Fatalf("pattern %q (i=%v) in %q: lines@offset (-regexp +DFA):\n%s", pattern, ignoreCase, region, d)
 		}
 	}
@@ -229,22 +196,38 @@ func TestMatcherDFA(t *testing.T) {
 		text.WriteByte('\n')
 	}
 	region := []byte(text.String())
-	re := regexp.MustCompile(`(?m)[ab]*a[ab]{12}c`)
-	want, got := 0, 0
-	for _, line := range bytes.Split(region, []byte{'\n'}) {
-		if re.Match(line) {
-			want++
+	want := regexpLines(regexp.MustCompile(`(?m)[ab]*a[ab]{12}c`), region)
+	if d := cmp.Diff(want, matcherLines(m, region)); d != "" || m.dfa != nil || len(want) == 0 {
+		t.Errorf("exploding states: DFA given up: %v; lines@offset (-regexp +matcher):\n%s", m.dfa == nil, d)
+	}
+}
+
+// regexpLines returns "line@offset" of each line of region re matches, run
+// on the line alone (what follows the last newline is no line).
+func regexpLines(re *regexp.Regexp, region []byte) []string {
+	lines := bytes.Split(region, []byte{'\n'})
+	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	var out []string
+	for i, line := range lines {
+		if loc := re.FindIndex(line); loc != nil {
+			out = append(out, fmt.Sprintf("%d@%d", i+1, loc[0]))
 		}
 	}
+	return out
+}
+
+// matcherLines returns "line@offset" of each line of region m finds.
+func matcherLines(m *matcher, region []byte) []string {
+	var out []string
 	for from := 0; from < len(region); {
-		_, le, _, ok := m.find(region, from)
+		ls, le, ms, ok := m.find(region, from)
 		if !ok {
 			break
 		}
-		got++
+		out = append(out, fmt.Sprintf("%d@%d", bytes.Count(region[:ls], []byte{'\n'})+1, ms-ls))
 		from = le + 1
 	}
-	if got != want || m.dfa != nil {
-		t.Errorf("exploding states: %d lines (want %d), DFA given up: %v", got, want, m.dfa == nil)
-	}
+	return out
 }
