@@ -32,7 +32,9 @@ func dial(ctx context.Context, o cli.TemporalOptions, errOut io.Writer) (client.
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	c, err := client.DialContext(ctx, client.Options{HostPort: o.Address, Namespace: o.Namespace, Logger: logger})
 	if err != nil {
-		return nil, fmt.Errorf("connect to Temporal at %s (namespace %s): %w", o.Address, o.Namespace, err)
+		return nil, fmt.Errorf("connect to Temporal at %s (namespace %s): %w; "+
+			"check that a Temporal server is running there and give its address with --temporal-address "+
+			"(for a local one: temporal server start-dev, then localhost:7233)", o.Address, o.Namespace, err)
 	}
 	return c, nil
 }

@@ -41,7 +41,7 @@ func TestUnreachableCluster(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		code := cli.RunWith(ctx, ios, args, Companion())
 		cancel()
-		if code != 1 || !strings.Contains(errOut.String(), "connect to Temporal at 127.0.0.1:1 (namespace default)") {
+		if code != 1 || (!strings.Contains(errOut.String(), "connect to Temporal at 127.0.0.1:1 (namespace default)") || !strings.Contains(errOut.String(), "--temporal-address")) {
 			t.Errorf("nova %v: exit %d: %s", args, code, errOut)
 		}
 	}
