@@ -71,8 +71,11 @@ type Hooks struct {
 	// such a continuation. A hook that blocks again with the same Reason
 	// ends the run: no hook can keep it going in a loop.
 	Stop []HookFunc
-	// SubagentStop is accepted for Claude Code's configurations; NovaCode
-	// has no subagents yet, so it never runs.
+	// SubagentStop runs when a subagent's model has finished. Block makes
+	// it go on with Reason as its next instruction (StopHookActive then
+	// set), as Stop does for the session's own model. PostToolUse and
+	// PostToolUseFailure also run for subagents' calls; what they say is
+	// for the subagent.
 	SubagentStop []HookFunc
 	// PreCompact runs before the history is compacted, Trigger "auto" or
 	// "manual" (CustomInstructions: what /compact was asked to keep).

@@ -772,8 +772,38 @@ func (s *Session) permissionRequestHooks(ctx context.Context, e *event.Permissio
 // succeeded, PostToolUseFailure for one that ran and failed; input is
 // what it ran with. What they say reaches the model with the next request.
 func (s *Session) postToolUse(ctx context.Context, r event.ToolResult, input []byte) {
+	s.hooks.addContext(s.postToolUseHooks(ctx, r, input)...)
+}
+
+// subagentPostToolUse is postToolUse for a subagent's call (team's
+// AfterCall): what the hooks say is for that subagent's next request.
+func (s *Session) subagentPostToolUse(ctx context.Context, _ string, r event.ToolResult, input []byte) string {
+	var texts []string
+	for _, t := range s.postToolUseHooks(ctx, r, input) {
+		if t != "" {
+			texts = append(texts, t)
+		}
+	}
+	return strings.Join(texts, "\n\n")
+}
+
+// subagentStop runs the SubagentStop hooks when a subagent's model has
+// finished (team's Stop).
+func (s *Session) subagentStop(ctx context.Context, _, _ string, active bool) (bool, string) {
+	if !s.hooks.has(HookSubagentStop) {
+		return false, ""
+	}
+	in := s.hookBase()
+	in.StopHookActive = active
+	out := s.hooks.fire(ctx, HookSubagentStop, "", in)
+	return out.Block, out.Reason
+}
+
+// postToolUseHooks runs the hooks postToolUse runs and returns what they
+// said for the model.
+func (s *Session) postToolUseHooks(ctx context.Context, r event.ToolResult, input []byte) []string {
 	if r.Denied || ctx.Err() != nil {
-		return
+		return nil
 	}
 	name := HookPostToolUse
 	in := s.hookBase()
@@ -785,13 +815,14 @@ func (s *Session) postToolUse(ctx context.Context, r event.ToolResult, input []b
 		in.ToolResponse = &ToolResponse{Content: r.Content}
 	}
 	if len(s.hooks.matching(name, r.Name)) == 0 {
-		return
+		return nil
 	}
 	out := s.hooks.fire(ctx, name, r.Name, in)
+	var said []string
 	if out.Block {
-		s.hooks.addContext(fmt.Sprintf("A %s hook reported on the %s call %s: %s", name, r.Name, r.ID, cmp.Or(out.Reason, "(no reason given)")))
+		said = append(said, fmt.Sprintf("A %s hook reported on the %s call %s: %s", name, r.Name, r.ID, cmp.Or(out.Reason, "(no reason given)")))
 	}
-	s.hooks.addContext(out.AdditionalContext)
+	return append(said, out.AdditionalContext)
 }
 
 // turns is the number of model calls so far.

@@ -46,6 +46,7 @@ func (s *Session) setupTeam(reg *tool.Registry, a *agent.Agent, sideDir string) 
 	s.team = team.New(team.Config{
 		Parent: a, System: s.system, Defs: defs, MaxDepth: s.opts.SubagentDepth, MaxTurns: s.opts.SubagentMaxTurns,
 		Preamble: a.Preamble, Recorder: rec, Model: s.subagentModel,
+		AfterCall: s.subagentPostToolUse, Stop: s.subagentStop,
 	})
 	s.closers = append(s.closers, s.team.Close)
 	for _, t := range s.team.Tools() {

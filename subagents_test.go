@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -713,5 +714,104 @@ func TestContinueAfterTheAnswerEndsAtOnce(t *testing.T) {
 	}
 	if n := len(modelCalls(srv)); n != 2 {
 		t.Errorf("%d model calls, want 2 (the answered conversation is not sent again)", n)
+	}
+}
+
+// The session's hooks see a subagent as they see the session's own model:
+// PostToolUse runs for the subagent's calls and what it says reaches that
+// subagent's next request (not the parent's); SubagentStop runs when the
+// subagent's model has finished and, blocking, has it go on with the
+// reason; a second block with the same reason ends it. Its consumers see
+// one loop_complete of the subagent, the last.
+func TestHooksSeeSubagents(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetFallback(llmtest.Conversations(map[string][]llmtest.Turn{
+		"": {
+			turn(taskCall("t1", "check", "child-hooked: check", "general-purpose", false)),
+			turn(llmtest.Text("parent done")),
+		},
+		"child-hooked": {
+			turn(bashCall("b1", "echo hooked-output", false)),
+			turn(llmtest.Text("first end")),
+			turn(llmtest.Text("second end")),
+			turn(llmtest.Text("third end")),
+		},
+	}))
+	opts := testOptions(t, srv)
+	opts.PermissionMode = "bypassPermissions"
+	var mu sync.Mutex
+	var post []string
+	var stops []bool
+	opts.Hooks = nova.Hooks{
+		PostToolUse: []nova.ToolHook{{Matcher: "Bash", Run: func(_ context.Context, in nova.HookInput) (nova.HookOutput, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			post = append(post, in.ToolUseID+" "+in.ToolResponse.Content)
+			return nova.HookOutput{AdditionalContext: "POST-HOOK-SAW-IT"}, nil
+		}}},
+		SubagentStop: []nova.HookFunc{func(_ context.Context, in nova.HookInput) (nova.HookOutput, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			stops = append(stops, in.StopHookActive)
+			return nova.HookOutput{Block: true, Reason: "STOP-HOOK: look again"}, nil
+		}},
+	}
+	s, ctx := openFor(t, opts)
+	evs, lc := sendAll(t, s, ctx, "Go.")
+	if lc.Reason != event.ReasonDone || lc.FinalText != "parent done" {
+		t.Fatalf("loop_complete = %+v", lc)
+	}
+	mu.Lock()
+	if len(post) != 1 || !strings.HasPrefix(post[0], "b1 ") || !strings.Contains(post[0], "hooked-output") {
+		t.Errorf("PostToolUse saw %q, want the subagent's Bash call", post)
+	}
+	// Blocked, then blocked again with the same reason: that ends it.
+	if d := cmp.Diff([]bool{false, true}, stops); d != "" {
+		t.Errorf("SubagentStop runs (stop_hook_active) (-want +got):\n%s", d)
+	}
+	mu.Unlock()
+
+	var result event.ToolResult
+	ends := 0
+	for _, e := range evs {
+		switch e := e.(type) {
+		case event.ToolResult:
+			if e.ID == "t1" {
+				result = e
+			}
+		case event.Child:
+			if _, ok := e.Event.(event.LoopComplete); ok {
+				ends++
+			}
+		}
+	}
+	if result.Content != "second end" {
+		t.Errorf("Task result = %q, want the end after the stop hook's continuation", result.Content)
+	}
+	if ends != 1 {
+		t.Errorf("%d loop_complete events of the subagent, want 1", ends)
+	}
+	var child, parent []string
+	for _, r := range modelCalls(srv) {
+		if strings.Contains(firstUser(t, r), "child-hooked") {
+			child = append(child, string(r.Body))
+		} else {
+			parent = append(parent, string(r.Body))
+		}
+	}
+	if len(child) != 3 {
+		t.Fatalf("%d requests of the subagent, want 3", len(child))
+	}
+	if strings.Contains(child[0], "POST-HOOK-SAW-IT") || !strings.Contains(child[1], "POST-HOOK-SAW-IT") {
+		t.Errorf("the PostToolUse hook's context is not in the subagent's request after the call")
+	}
+	if !strings.Contains(child[2], "STOP-HOOK: look again") {
+		t.Errorf("the SubagentStop hook's reason is not the subagent's next instruction")
+	}
+	for _, p := range parent {
+		if strings.Contains(p, "POST-HOOK-SAW-IT") {
+			t.Errorf("the hook's words on a subagent's call reached the parent")
+		}
 	}
 }

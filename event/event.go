@@ -438,7 +438,8 @@ type Mailbox struct {
 // MailItem is one delivery of a Mailbox.
 type MailItem struct {
 	// Kind is "command" (a background command ended), "agent" (a
-	// background subagent ended) or "message" (SendMessage).
+	// background subagent ended), "message" (SendMessage) or "hook" (a
+	// PostToolUse hook's words on a subagent's call, for that subagent).
 	Kind string `json:"kind"`
 	// From is the agent that sent a message, or the id of the command or
 	// subagent that ended.

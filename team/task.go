@@ -227,14 +227,48 @@ func (t *Team) registry(def Definition, depth int) *tool.Registry {
 // run drives the subagent to its end, passing each of its events to emit
 // wrapped as the events of the Task call, and records how it ended. The
 // caller closes m.done once the end is reported.
+//
+// The session's hooks see the subagent's calls (AfterCall) and its end
+// (Stop): the end is held back until no Stop hook has the subagent go on,
+// so that its consumers see one loop_complete, the last.
 func (t *Team) run(ctx context.Context, child *agent.Agent, conv *agent.Conversation, m *member, emit func(event.Event)) {
 	var lc event.LoopComplete
-	for e := range child.Run(ctx, conv) {
-		if l, ok := e.(event.LoopComplete); ok {
-			lc = l
+	ended := false                // lc is the last run's end
+	inputs := map[string][]byte{} // each call's input as it ran, for AfterCall
+	active, lastReason := false, ""
+	for {
+		for e := range child.Run(ctx, conv) {
+			if l, ok := e.(event.LoopComplete); ok {
+				lc, ended = l, true
+				continue
+			}
+			m.note(e)
+			emit(event.Child{ParentToolUseID: m.callID, AgentID: m.id, Event: e})
+			switch e := e.(type) {
+			case event.ToolUse:
+				inputs[e.ID] = e.Input
+			case event.ToolResult:
+				if t.cfg.AfterCall != nil && !e.Denied && ctx.Err() == nil {
+					if text := t.cfg.AfterCall(ctx, m.id, e, inputs[e.ID]); text != "" {
+						m.mailbox.Post(tool.Mail{Kind: tool.MailHook, From: "hook", Text: text})
+					}
+				}
+				delete(inputs, e.ID)
+			}
 		}
-		m.note(e)
-		emit(event.Child{ParentToolUseID: m.callID, AgentID: m.id, Event: e})
+		if !ended || lc.Reason != event.ReasonDone || t.cfg.Stop == nil || ctx.Err() != nil {
+			break
+		}
+		block, reason := t.cfg.Stop(ctx, m.id, m.typ, active)
+		if !block || (active && reason == lastReason) {
+			break
+		}
+		active, lastReason, ended = true, reason, false
+		conv.AddUser(cmp.Or(reason, "Continue."))
+	}
+	if ended {
+		m.note(lc)
+		emit(event.Child{ParentToolUseID: m.callID, AgentID: m.id, Event: lc})
 	}
 	if j := child.Env.Jobs; j != nil {
 		// Its background commands have nobody left to report to.

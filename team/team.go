@@ -43,6 +43,15 @@ type Config struct {
 	// as "sonnet" included) to the model to call and its limits; nil
 	// takes the name as it is, with the catalog's limits.
 	Model func(name string) (string, *llm.ModelInfo, error)
+	// AfterCall, if set, runs after each call a subagent made has ran
+	// (the session's PostToolUse hooks), input being what it ran with;
+	// what it returns is delivered to that subagent at its next turn.
+	AfterCall func(ctx context.Context, agentID string, r event.ToolResult, input []byte) string
+	// Stop, if set, runs when a subagent's model has finished (the
+	// session's SubagentStop hooks): block has the subagent go on with
+	// reason as its next instruction; active says that this end is of
+	// such a continuation. Blocking twice with the same reason ends it.
+	Stop func(ctx context.Context, agentID, agentType string, active bool) (block bool, reason string)
 }
 
 // Team is a session's subagents: it starts them (Task), keeps those that

@@ -8,7 +8,7 @@ import (
 // Mail is one delivery to an agent: a background command or subagent that
 // ended, or a message from another agent.
 type Mail struct {
-	// Kind is MailCommand, MailAgent or MailMessage.
+	// Kind is MailCommand, MailAgent, MailMessage or MailHook.
 	Kind string
 	// From is the sending agent's id, or the id of the command or
 	// subagent that ended.
@@ -25,6 +25,9 @@ const (
 	MailCommand = "command"
 	MailAgent   = "agent"
 	MailMessage = "message"
+	// MailHook is what the session's hooks said about a subagent's call
+	// (PostToolUse), for that subagent.
+	MailHook = "hook"
 )
 
 // Mailbox is one agent's inbox: what its background work reports when it
