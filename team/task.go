@@ -267,7 +267,6 @@ func (t *Team) run(ctx context.Context, child *agent.Agent, conv *agent.Conversa
 		conv.AddUser(cmp.Or(reason, "Continue."))
 	}
 	if ended {
-		m.note(lc)
 		emit(event.Child{ParentToolUseID: m.callID, AgentID: m.id, Event: lc})
 	}
 	if j := child.Env.Jobs; j != nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -44,16 +43,8 @@ project, sends prompts and answers permission requests in its own UI.
 Standard error carries notices for the editor's log.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := nova.ValidMode(opts.PermissionMode); err != nil {
+			if err := checkRunFlags(opts.PermissionMode, opts.Effort, opts.MaxTurns); err != nil {
 				return err
-			}
-			switch opts.Effort {
-			case "", "low", "medium", "high":
-			default:
-				return fmt.Errorf("--effort must be low, medium or high, got %q", opts.Effort)
-			}
-			if opts.MaxTurns < 0 {
-				return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", opts.MaxTurns)
 			}
 			if opts.IO.StdinIsTTY {
 				return errors.New("nova acp talks to an editor over standard input and output; start it from the editor (see README.md, Editors)")

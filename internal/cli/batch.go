@@ -79,14 +79,11 @@ over to (go install github.com/novacode/nova/cmd/nova-temporal@latest).`,
 			if opts.Parallel < 0 {
 				return fmt.Errorf("--parallel must be 1 or more (0: the CPU count), got %d", opts.Parallel)
 			}
-			if err := nova.ValidMode(opts.PermissionMode); err != nil {
+			if err := checkRunFlags(opts.PermissionMode, "", opts.MaxTurns); err != nil {
 				return err
 			}
 			if err := nova.ValidProvider(opts.Provider); err != nil {
 				return err
-			}
-			if opts.MaxTurns < 0 {
-				return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", opts.MaxTurns)
 			}
 			if opts.Timeout < 0 {
 				return fmt.Errorf("--timeout must be positive, got %s", opts.Timeout)

@@ -142,20 +142,29 @@ func addSessionFlags(f *pflag.FlagSet, opts *RootOptions) {
 // checkSessionFlags checks the flags of addSessionFlags and sets what
 // only cmd knows (whether --web-search was given).
 func checkSessionFlags(cmd *cobra.Command, opts *RootOptions) error {
-	if err := nova.ValidMode(opts.PermissionMode); err != nil {
+	if err := checkRunFlags(opts.PermissionMode, opts.Effort, opts.MaxTurns); err != nil {
 		return err
-	}
-	switch opts.Effort {
-	case "", "low", "medium", "high":
-	default:
-		return fmt.Errorf("--effort must be low, medium or high, got %q", opts.Effort)
-	}
-	if opts.MaxTurns < 0 {
-		return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", opts.MaxTurns)
 	}
 	if cmd.Flags().Changed("web-search") {
 		on, _ := cmd.Flags().GetBool("web-search")
 		opts.WebSearch = &on
+	}
+	return nil
+}
+
+// checkRunFlags checks --permission-mode, --effort and --max-turns, which
+// nova, nova serve, nova acp and nova batch share.
+func checkRunFlags(mode, effort string, maxTurns int) error {
+	if err := nova.ValidMode(mode); err != nil {
+		return err
+	}
+	switch effort {
+	case "", "low", "medium", "high":
+	default:
+		return fmt.Errorf("--effort must be low, medium or high, got %q", effort)
+	}
+	if maxTurns < 0 {
+		return fmt.Errorf("--max-turns must be 0 (no limit) or more, got %d", maxTurns)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@
 package builtin
 
 import (
-	"io/fs"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -20,19 +19,5 @@ func (d *wdir) list(_ []byte, out []dirent) ([]dirent, error) {
 	f := os.NewFile(uintptr(fd), "")
 	defer f.Close()
 	entries, err := f.ReadDir(-1)
-	for _, de := range entries {
-		e := dirent{name: de.Name()}
-		switch t := de.Type(); {
-		case t.IsRegular():
-			e.typ = entFile
-		case t.IsDir():
-			e.typ = entDir
-		case t&fs.ModeSymlink != 0:
-			e.typ = entLink
-		default:
-			e.typ = entOther
-		}
-		out = append(out, e)
-	}
-	return out, err
+	return appendEntries(out, entries), err
 }

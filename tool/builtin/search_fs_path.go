@@ -26,36 +26,11 @@ func (d *wdir) release() {}
 
 func (d *wdir) list(_ []byte, out []dirent) ([]dirent, error) {
 	entries, err := os.ReadDir(d.path)
-	for _, de := range entries {
-		e := dirent{name: de.Name()}
-		switch t := de.Type(); {
-		case t.IsRegular():
-			e.typ = entFile
-		case t.IsDir():
-			e.typ = entDir
-		case t&fs.ModeSymlink != 0:
-			e.typ = entLink
-		default:
-			e.typ = entOther
-		}
-		out = append(out, e)
-	}
-	return out, err
+	return appendEntries(out, entries), err
 }
 
 func statOf(fi fs.FileInfo) fileStat {
-	st := fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), links: 1}
-	switch m := fi.Mode(); {
-	case m.IsRegular():
-		st.typ = entFile
-	case m.IsDir():
-		st.typ = entDir
-	case m&fs.ModeSymlink != 0:
-		st.typ = entLink
-	default:
-		st.typ = entOther
-	}
-	return st
+	return fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), links: 1, typ: entTypeOf(fi.Mode())}
 }
 
 func (d *wdir) openDir(name string, _ uint64) (*wdir, error) {

@@ -226,16 +226,8 @@ func (s *scanner) refill() bool {
 			}
 			continue
 		}
-		if s.ctx.Err() != nil {
-			s.stopped = true
-			return false
-		}
-		k, err := 0, error(nil)
-		if s.size < 0 || s.abs+int64(s.end) < s.size {
-			k, err = s.r.Read(s.buf[s.end:])
-		}
-		if err != nil && err != io.EOF {
-			s.readErr = err
+		k, ok := s.read()
+		if !ok {
 			return false
 		}
 		if k == 0 {
@@ -516,16 +508,8 @@ func (s *scanner) longLine() bool {
 		pieceStart += int64(s.end - keep)
 		copy(s.buf, s.buf[s.end-keep:s.end])
 		s.end = keep
-		if s.ctx.Err() != nil {
-			s.stopped = true
-			return false
-		}
-		k, err := 0, error(nil)
-		if s.size < 0 || s.abs+int64(s.end) < s.size {
-			k, err = s.r.Read(s.buf[s.end:])
-		}
-		if err != nil && err != io.EOF {
-			s.readErr = err
+		k, ok := s.read()
+		if !ok {
 			return false
 		}
 		lineLen := int(pieceStart-lineStart) + s.end + k
@@ -703,3 +687,23 @@ func (c *lineCursor) seek(no int) {
 // end returns the offset of the newline ending the cursor's line, or
 // len(data).
 func (c *lineCursor) end() int { return lineEnd(c.data, min(c.start, len(c.data))) }
+
+// read reads more after s.end, unless the search was cancelled (stopped)
+// or the file's size at its open is reached (no read that would return
+// nothing). ok is false when the file's search ends here: cancelled, or a
+// read error (readErr).
+func (s *scanner) read() (k int, ok bool) {
+	if s.ctx.Err() != nil {
+		s.stopped = true
+		return 0, false
+	}
+	var err error
+	if s.size < 0 || s.abs+int64(s.end) < s.size {
+		k, err = s.r.Read(s.buf[s.end:])
+	}
+	if err != nil && err != io.EOF {
+		s.readErr = err
+		return 0, false
+	}
+	return k, true
+}
